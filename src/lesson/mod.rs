@@ -1,0 +1,726 @@
+//! The lesson's text, in Russian and English, compiled in as `&'static` data.
+//!
+//! Every string of the page lives here: the prose sections, the text shown beside
+//! each scenario, the predict-then-reveal questions and every label of the UI.
+//! `en.rs` and `ru.rs` each hold one [`Lesson`] value of the same type, so a field
+//! missing in one language is a compile error; the tests below check the rest
+//! (same section ids, same block kinds, same scenario ids, same answers, no Cyrillic
+//! in English, no untranslated Russian).
+//!
+//! # Inline markup
+//!
+//! Prose strings (`Block::P`, `Block::List` items, `Block::Table` cells,
+//! `Block::Note`, `ScenarioLink::label`, summaries, questions) may contain exactly two
+//! kinds of inline markup, parsed by [`inline`]:
+//!
+//! * `` `code` `` — a code span, shown in a monospace font; its content is literal.
+//! * `**bold**` — a bold span; its content is plain text (no code inside bold).
+//!
+//! Nothing else is markup: no links, no italics, no HTML. Markers never nest and
+//! always come in pairs (a test checks this). `Block::Code` and
+//! [`ScenarioText::code`] lines are literal code, never parsed.
+//!
+//! UI strings ([`Ui`]) are plain text; some contain `{}` placeholders, filled in order
+//! (each field's doc comment says what goes where).
+
+pub mod calc;
+mod en;
+mod ru;
+
+/// A language of the page.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lang {
+    Ru,
+    En,
+}
+
+impl Lang {
+    /// Both languages, in the order the language switch shows them.
+    pub const ALL: [Lang; 2] = [Lang::Ru, Lang::En];
+
+    /// The BCP 47 primary tag: `"ru"` or `"en"`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Ru => "ru",
+            Lang::En => "en",
+        }
+    }
+
+    /// Parses `"ru"`, `"en"`, any case, and tags with a region such as `"ru-RU"`
+    /// or `"en_US"`. Anything else is `None`.
+    pub fn parse(s: &str) -> Option<Lang> {
+        let primary = s.trim().split(['-', '_']).next().unwrap_or("");
+        if primary.eq_ignore_ascii_case("ru") {
+            Some(Lang::Ru)
+        } else if primary.eq_ignore_ascii_case("en") {
+            Some(Lang::En)
+        } else {
+            None
+        }
+    }
+}
+
+/// The whole lesson in one language.
+#[derive(Debug)]
+pub struct Lesson {
+    pub lang: Lang,
+    /// The page title (also the document title).
+    pub title: &'static str,
+    /// One line under the title.
+    pub subtitle: &'static str,
+    /// A short paragraph before the sections.
+    pub intro: &'static str,
+    /// The prose sections, in page order; ids are [`SECTION_IDS`].
+    pub sections: &'static [Section],
+    /// Every label of the interactive page.
+    pub ui: Ui,
+    /// One entry per scenario, in [`SCENARIO_IDS`] order.
+    pub scenarios: &'static [ScenarioText],
+    /// One predict-then-reveal question per scenario, in [`SCENARIO_IDS`] order.
+    pub questions: &'static [Question],
+}
+
+impl Lesson {
+    pub fn section(&self, id: &str) -> Option<&'static Section> {
+        self.sections.iter().find(|s| s.id == id)
+    }
+
+    pub fn scenario(&self, id: &str) -> Option<&'static ScenarioText> {
+        self.scenarios.iter().find(|s| s.id == id)
+    }
+
+    pub fn question(&self, scenario: &str) -> Option<&'static Question> {
+        self.questions.iter().find(|q| q.scenario == scenario)
+    }
+}
+
+/// A prose section of the page.
+#[derive(Debug)]
+pub struct Section {
+    /// Stable anchor id (used in URLs): one of [`SECTION_IDS`].
+    pub id: &'static str,
+    pub title: &'static str,
+    pub blocks: &'static [Block],
+}
+
+/// A block of content. See the module docs for the inline markup allowed in text.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Block {
+    /// A paragraph.
+    P(&'static str),
+    /// A code listing, shown as is (newlines preserved).
+    Code(&'static str),
+    /// A bulleted list.
+    List(&'static [&'static str]),
+    /// A table; every row has as many cells as `head`.
+    Table {
+        head: &'static [&'static str],
+        rows: &'static [&'static [&'static str]],
+    },
+    /// A highlighted aside.
+    Note(&'static str),
+    /// A button that opens scenario `scenario` (one of [`SCENARIO_IDS`]) at its
+    /// decisive step.
+    ScenarioLink {
+        scenario: &'static str,
+        label: &'static str,
+    },
+    /// The ADR cost calculator (see [`calc`]); its labels are in [`Ui`].
+    Calculator,
+}
+
+/// The text of one scenario of the lab.
+#[derive(Debug)]
+pub struct ScenarioText {
+    /// One of [`SCENARIO_IDS`].
+    pub id: &'static str,
+    pub title: &'static str,
+    /// One line, for the picker and for link previews.
+    pub summary: &'static str,
+    /// Shown beside the running simulation.
+    pub explain: &'static [Block],
+    /// The handler's code, one line per entry, in execution order. Line indices are
+    /// stable and named in [`code_lines`]; both languages have the same lines, only
+    /// comments are localized.
+    pub code: &'static [&'static str],
+}
+
+/// A predict-then-reveal question, asked when the scenario reaches its decisive
+/// step (the retry reaches the API, or two requests race).
+#[derive(Debug)]
+pub struct Question {
+    /// The scenario it belongs to: one of [`SCENARIO_IDS`].
+    pub scenario: &'static str,
+    pub prompt: &'static str,
+    /// Three or four answers.
+    pub answers: &'static [&'static str],
+    /// Index into `answers`; the same in both languages.
+    pub correct: usize,
+    /// One or two sentences shown after the reader answers.
+    pub explain: &'static str,
+}
+
+/// Section ids, in page order.
+pub const SECTION_IDS: [&str; 11] = [
+    "why-retries",
+    "contract",
+    "key-idea",
+    "topology",
+    "scenarios",
+    "adr",
+    "real-world",
+    "anti-patterns",
+    "when-not",
+    "exactly-once",
+    "interview",
+];
+
+/// Scenario ids, in picker order. The first [`SEED_SCENARIOS`] are "the four
+/// scenarios"; the rest are "pitfalls".
+pub const SCENARIO_IDS: [&str; 13] = [
+    "naive-post",
+    "idempotency-key",
+    "conditional-update",
+    "counter-increment",
+    "concurrent-duplicates",
+    "in-memory-store",
+    "key-reuse-different-body",
+    "ttl-expiry",
+    "crash-after-charge",
+    "transaction-is-not-idempotency",
+    "consumer-redelivery",
+    "new-key-per-retry",
+    "status-transition",
+];
+
+/// How many of [`SCENARIO_IDS`] belong to the group "The four scenarios".
+pub const SEED_SCENARIOS: usize = 4;
+
+/// True for scenarios in the "Pitfalls" group of the picker.
+pub fn is_pitfall(id: &str) -> bool {
+    SCENARIO_IDS[SEED_SCENARIOS..].contains(&id)
+}
+
+/// The lesson in `lang`.
+pub fn lesson(lang: Lang) -> &'static Lesson {
+    match lang {
+        Lang::Ru => &ru::LESSON,
+        Lang::En => &en::LESSON,
+    }
+}
+
+/// Declares [`Ui`] and a walker over all its fields, so no field can be missed by
+/// the tests or by a caller that needs every string.
+macro_rules! ui_struct {
+    ($( $(#[$doc:meta])* $name:ident, )*) => {
+        /// Every label the interactive page needs. Plain text; `{}` placeholders
+        /// are filled in order, as each field's doc says.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub struct Ui {
+            $( $(#[$doc])* pub $name: &'static str, )*
+        }
+
+        impl Ui {
+            /// Every field as (field name, text), in declaration order.
+            pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
+                vec![$( (stringify!($name), self.$name), )*]
+            }
+        }
+    };
+}
+
+ui_struct! {
+    // Language switch.
+    /// Accessible label of the language switch.
+    lang_switch,
+    /// Short button text for Russian ("RU" in both languages).
+    lang_ru_short,
+    /// Short button text for English ("EN" in both languages).
+    lang_en_short,
+    /// Russian, named in the current language.
+    lang_ru_name,
+    /// English, named in the current language.
+    lang_en_name,
+
+    // Page navigation.
+    /// Heading of the table of contents.
+    contents,
+    /// Generic button that opens a scenario in the lab.
+    open_in_lab,
+    /// Link from the lab back to the prose.
+    back_to_lesson,
+    /// Skip link to the interactive lab.
+    skip_to_lab,
+    /// Heading of the lab area.
+    lab_title,
+
+    // Playback.
+    play,
+    pause,
+    /// Step forward.
+    step,
+    /// Step back.
+    back,
+    /// Jump to the end.
+    to_end,
+    restart,
+    speed,
+    /// `{}` current step, `{}` number of steps.
+    step_of,
+
+    // Faults and time.
+    /// Heading of the fault-injection controls.
+    faults,
+    lose_next_ack,
+    parallel_retries,
+    crash,
+    restart_node,
+    advance_1h,
+    advance_25h,
+    /// Simulated clock; `{}` hours since the start.
+    clock,
+
+    // Sharing.
+    copy_link,
+    link_copied,
+    copy_failed,
+
+    // Defences.
+    /// Heading of the defence toggles.
+    defences,
+    defence_on,
+    defence_off,
+    def_unique_constraint,
+    def_fingerprint,
+    def_key_in_tx,
+    def_key_to_processor,
+    def_atomic_claim,
+    def_op_id_dedup,
+    def_unique_op_id,
+    def_row_count,
+    def_processed_messages,
+    def_idempotent_producer,
+    def_new_key_bug,
+
+    // Scenario picker.
+    scenario_picker,
+    scenario_picker_seed_group,
+    scenario_picker_pitfalls_group,
+
+    // Panes.
+    pane_client,
+    pane_api,
+    pane_redis,
+    pane_postgres,
+    pane_processor,
+    pane_broker,
+    pane_sequence,
+    pane_narration,
+    pane_outcome,
+    pane_invariants,
+    pane_code,
+    /// The phone screen mock-up.
+    pane_screen,
+    /// Accessible name of the highlighted line in the code pane.
+    code_current_line,
+
+    // Node names.
+    node_mobile_app,
+    node_api,
+    /// A named API instance; `{}` is the instance letter (A, B).
+    node_api_instance,
+    node_redis,
+    node_postgres,
+    node_processor,
+    node_kafka,
+    node_consumer,
+    node_load_balancer,
+
+    // Invariants.
+    inv_at_most_once_charge,
+    inv_ledger_matches_charges,
+    inv_likes_equal_ops,
+    inv_balance_matches_debits,
+    inv_definite_answer,
+    inv_replay_same_request,
+    holds,
+    violated,
+
+    // Outcome.
+    customer_charged,
+    expected,
+    ledger_rows,
+    charges_at_processor,
+    likes,
+    balance,
+    version,
+    order_status,
+
+    // What the client believes.
+    client_belief,
+    belief_waiting,
+    belief_succeeded,
+    belief_failed,
+    belief_unknown,
+    belief_gave_up,
+
+    // The user's screen.
+    screen_spinner,
+    screen_failed,
+    screen_try_again,
+    screen_receipt,
+
+    // Sequence diagram annotations.
+    msg_ack_lost,
+    msg_timeout,
+    /// `{}` is the attempt number (2, 3, …).
+    msg_retry,
+    msg_crashed,
+    msg_restarted,
+    msg_replayed,
+    msg_key_expired,
+
+    // Fallback notices.
+    /// `{}` is the unknown id from the URL.
+    unknown_scenario,
+    /// `{}` is the unknown language tag from the URL.
+    unknown_lang,
+    /// `{}` is the requested step.
+    unknown_step,
+    storage_unavailable,
+
+    // Progress.
+    progress_title,
+    progress_watched,
+    progress_answered,
+    /// `{}` done, `{}` total.
+    progress_count,
+    clear_progress,
+    progress_cleared,
+
+    // Predict, then reveal.
+    predict_toggle,
+    predict_title,
+    your_answer,
+    check_answer,
+    correct,
+    not_quite,
+    right_answer,
+    continue_run,
+
+    // ADR calculator.
+    calc_title,
+    calc_rps,
+    calc_ttl_hours,
+    calc_bytes_per_key,
+    calc_extra_rtt_ms,
+    calc_base_latency_ms,
+    calc_keys_held,
+    calc_memory,
+    calc_added_latency,
+    /// `{}` memory, e.g. "8.6 GB".
+    calc_fits_one_node,
+    /// `{}` memory, e.g. "86.4 GB".
+    calc_needs_cluster,
+    /// `{}` rps, `{}` hours, `{}` keys.
+    calc_formula,
+    calc_note,
+    unit_ms,
+    unit_bytes,
+    unit_kb,
+    unit_mb,
+    unit_gb,
+    unit_tb,
+    count_thousand,
+    count_million,
+    count_billion,
+}
+
+/// Inline markup of prose strings: `` `code` `` and `**bold**`.
+pub mod inline {
+    /// A piece of a prose string.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Span<'a> {
+        Text(&'a str),
+        Code(&'a str),
+        Bold(&'a str),
+    }
+
+    /// Splits `s` into spans. An unclosed marker is an error; its byte offset is
+    /// returned. The lesson's strings are all valid (tested), so callers may fall
+    /// back to showing the raw text on error.
+    pub fn parse(s: &str) -> Result<Vec<Span<'_>>, usize> {
+        let mut out = Vec::new();
+        let mut rest = s;
+        let mut offset = 0;
+        loop {
+            let next_code = rest.find('`');
+            let next_bold = rest.find("**");
+            let (at, bold) = match (next_code, next_bold) {
+                (None, None) => break,
+                (Some(c), Some(b)) if b < c => (b, true),
+                (Some(c), _) => (c, false),
+                (None, Some(b)) => (b, true),
+            };
+            if at > 0 {
+                out.push(Span::Text(&rest[..at]));
+            }
+            let marker = if bold { "**" } else { "`" };
+            let body = &rest[at + marker.len()..];
+            let Some(end) = body.find(marker) else {
+                return Err(offset + at);
+            };
+            let content = &body[..end];
+            if content.is_empty() || (bold && content.contains('`')) {
+                return Err(offset + at);
+            }
+            out.push(if bold {
+                Span::Bold(content)
+            } else {
+                Span::Code(content)
+            });
+            let consumed = at + marker.len() + end + marker.len();
+            offset += consumed;
+            rest = &rest[consumed..];
+        }
+        if !rest.is_empty() {
+            out.push(Span::Text(rest));
+        }
+        Ok(out)
+    }
+}
+
+/// Stable line indices into [`ScenarioText::code`], per scenario (0-based).
+///
+/// Each module names the lines a simulation step executes. A line that a defence
+/// toggle switches off is still shown; the step mapping simply skips it. Where a
+/// statement spans several lines, the constant names its first line and `*_END` its
+/// last.
+pub mod code_lines {
+    /// `naive-post`: receive 0 → charge 1 → begin 2 → ledger insert 3 → commit 4 →
+    /// reply 5; line 6 is a comment: the retry runs it all again.
+    pub mod naive_post {
+        pub const RECEIVE: usize = 0;
+        pub const CHARGE: usize = 1;
+        pub const BEGIN: usize = 2;
+        pub const INSERT_LEDGER: usize = 3;
+        pub const COMMIT: usize = 4;
+        pub const REPLY: usize = 5;
+        pub const RETRY_NOTE: usize = 6;
+        pub const LEN: usize = 7;
+    }
+
+    /// `idempotency-key`: receive 0 → Redis GET 1 → on a hit, replay 2 (end);
+    /// on a miss: charge 3 → begin 4 → ledger insert 5 → commit 6 →
+    /// Redis SET … PX 86400000 7 → reply 8.
+    pub mod idempotency_key {
+        pub const RECEIVE: usize = 0;
+        pub const CHECK_KEY: usize = 1;
+        pub const REPLAY: usize = 2;
+        pub const CHARGE: usize = 3;
+        pub const BEGIN: usize = 4;
+        pub const INSERT_LEDGER: usize = 5;
+        pub const COMMIT: usize = 6;
+        pub const STORE_RESPONSE: usize = 7;
+        pub const REPLY: usize = 8;
+        pub const LEN: usize = 9;
+    }
+
+    /// `conditional-update`: receive 0 → begin 1 → UPDATE … WHERE version = 5
+    /// (lines 2–4) → row-count check 5 → on 0 rows: read current 6, rollback + 409
+    /// 7 (end); on 1 row: commit 8 → reply 200 9.
+    pub mod conditional_update {
+        pub const RECEIVE: usize = 0;
+        pub const BEGIN: usize = 1;
+        pub const UPDATE: usize = 2;
+        pub const UPDATE_END: usize = 4;
+        pub const CHECK_ROWS: usize = 5;
+        pub const READ_CURRENT: usize = 6;
+        pub const REPLY_CONFLICT: usize = 7;
+        pub const COMMIT: usize = 8;
+        pub const REPLY: usize = 9;
+        pub const LEN: usize = 10;
+    }
+
+    /// `counter-increment`: receive 0 → begin 1 → INSERT like_ops … ON CONFLICT
+    /// (lines 2–3) → row-count check 4 → increment 5 → commit 6 → reply 7. Line 8 is
+    /// the schema comment (the unique index). The naive handler (op_id dedup off)
+    /// runs 0, 1, 5, 6, 7.
+    pub mod counter_increment {
+        pub const RECEIVE: usize = 0;
+        pub const BEGIN: usize = 1;
+        pub const INSERT_OP: usize = 2;
+        pub const INSERT_OP_END: usize = 3;
+        pub const CHECK_ROWS: usize = 4;
+        pub const INCREMENT: usize = 5;
+        pub const COMMIT: usize = 6;
+        pub const REPLY: usize = 7;
+        pub const SCHEMA_NOTE: usize = 8;
+        pub const LEN: usize = 9;
+    }
+
+    /// `concurrent-duplicates`: receive 0 → SELECT key (the racy check) 1 → found:
+    /// 409 or stored response 2 → claim INSERT … 'in_progress' (lines 3–4; line 4 is
+    /// `ON CONFLICT DO NOTHING`, effective only with the unique constraint) → lost
+    /// the race: 409 5 → charge 6 → begin 7 → ledger insert 8 → key 'done' + response
+    /// 9 → commit 10 → reply 11.
+    pub mod concurrent_duplicates {
+        pub const RECEIVE: usize = 0;
+        pub const CHECK_KEY: usize = 1;
+        pub const FOUND: usize = 2;
+        pub const CLAIM: usize = 3;
+        pub const CLAIM_END: usize = 4;
+        pub const LOST_RACE: usize = 5;
+        pub const CHARGE: usize = 6;
+        pub const BEGIN: usize = 7;
+        pub const INSERT_LEDGER: usize = 8;
+        pub const STORE_RESPONSE: usize = 9;
+        pub const COMMIT: usize = 10;
+        pub const REPLY: usize = 11;
+        pub const LEN: usize = 12;
+    }
+
+    /// `in-memory-store`: line 0 declares the per-process map (not a step); receive
+    /// 1 → map lookup 2 (hit: replay, end) → charge 3 → ledger insert 4 → map insert
+    /// 5 → reply 6; line 7 is the restart comment (highlight it on restart).
+    pub mod in_memory_store {
+        pub const DECLARE: usize = 0;
+        pub const RECEIVE: usize = 1;
+        pub const CHECK_KEY: usize = 2;
+        pub const CHARGE: usize = 3;
+        pub const INSERT_LEDGER: usize = 4;
+        pub const STORE_RESPONSE: usize = 5;
+        pub const REPLY: usize = 6;
+        pub const RESTART_NOTE: usize = 7;
+        pub const LEN: usize = 8;
+    }
+
+    /// `key-reuse-different-body`: receive 0 → body hash 1 (fingerprint only) →
+    /// look up the key row 2 → hash mismatch: 422 3 (fingerprint only) → found:
+    /// replay 4 → charge 5 → begin 6 → ledger insert 7 → key row insert 8 → commit 9
+    /// → reply 10. Without the fingerprint the retry runs 0, 2, 4.
+    pub mod key_reuse_different_body {
+        pub const RECEIVE: usize = 0;
+        pub const HASH: usize = 1;
+        pub const LOOKUP: usize = 2;
+        pub const MISMATCH: usize = 3;
+        pub const REPLAY: usize = 4;
+        pub const CHARGE: usize = 5;
+        pub const BEGIN: usize = 6;
+        pub const INSERT_LEDGER: usize = 7;
+        pub const STORE_KEY: usize = 8;
+        pub const COMMIT: usize = 9;
+        pub const REPLY: usize = 10;
+        pub const LEN: usize = 11;
+    }
+
+    /// `ttl-expiry`: the same lines as `idempotency-key` — receive 0 → Redis GET 1
+    /// (nil after 24 h) → replay 2 → charge 3 → begin 4 → ledger insert 5 → commit 6
+    /// → Redis SET … PX 86400000 7 → reply 8.
+    pub mod ttl_expiry {
+        pub const RECEIVE: usize = 0;
+        pub const CHECK_KEY: usize = 1;
+        pub const REPLAY: usize = 2;
+        pub const CHARGE: usize = 3;
+        pub const BEGIN: usize = 4;
+        pub const INSERT_LEDGER: usize = 5;
+        pub const COMMIT: usize = 6;
+        pub const STORE_RESPONSE: usize = 7;
+        pub const REPLY: usize = 8;
+        pub const LEN: usize = 9;
+    }
+
+    /// `crash-after-charge`: receive 0 → Redis GET 1 → Postgres key lookup 2 (only
+    /// with "key and effect in one transaction") → replay 3 → charge 4 (the key
+    /// argument only with "key passed to the card processor") → begin 5 → ledger
+    /// insert 6 → key row insert 7 (only with "key and effect in one transaction") →
+    /// commit 8 → Redis SET 9 → reply 10. Crash points: after 4 (charged, nothing
+    /// committed) and after 8 (committed, Redis not written).
+    pub mod crash_after_charge {
+        pub const RECEIVE: usize = 0;
+        pub const CHECK_CACHE: usize = 1;
+        pub const CHECK_DB: usize = 2;
+        pub const REPLAY: usize = 3;
+        pub const CHARGE: usize = 4;
+        pub const BEGIN: usize = 5;
+        pub const INSERT_LEDGER: usize = 6;
+        pub const STORE_KEY_DB: usize = 7;
+        pub const COMMIT: usize = 8;
+        pub const STORE_CACHE: usize = 9;
+        pub const REPLY: usize = 10;
+        pub const LEN: usize = 11;
+    }
+
+    /// `transaction-is-not-idempotency`: receive 0 → `@Transactional` opens the
+    /// transaction 1 → method signature 2 → ledger save 3 → charge 4 → return, which
+    /// commits and replies 5 → closing brace 6; line 7 is the comment "a retry is a
+    /// new transaction".
+    pub mod transaction_is_not_idempotency {
+        pub const RECEIVE: usize = 0;
+        pub const BEGIN: usize = 1;
+        pub const SIGNATURE: usize = 2;
+        pub const INSERT_LEDGER: usize = 3;
+        pub const CHARGE: usize = 4;
+        pub const COMMIT: usize = 5;
+        pub const REPLY: usize = 5;
+        pub const END: usize = 6;
+        pub const RETRY_NOTE: usize = 7;
+        pub const LEN: usize = 8;
+    }
+
+    /// `consumer-redelivery`: poll 0 → begin 1 → INSERT processed_messages … ON
+    /// CONFLICT (lines 2–3) → 0 rows: rollback and skip 4 → apply the debit 5 →
+    /// commit 6 → commit the offset 7 (a crash before 7 means redelivery). Without
+    /// the dedup table the consumer runs 0, 1, 5, 6, 7.
+    pub mod consumer_redelivery {
+        pub const POLL: usize = 0;
+        pub const BEGIN: usize = 1;
+        pub const INSERT_PROCESSED: usize = 2;
+        pub const INSERT_PROCESSED_END: usize = 3;
+        pub const SKIP: usize = 4;
+        pub const APPLY: usize = 5;
+        pub const COMMIT: usize = 6;
+        pub const COMMIT_OFFSET: usize = 7;
+        pub const LEN: usize = 8;
+    }
+
+    /// `new-key-per-retry`: client lines 0–5, API lines 6–10. Client: key made once
+    /// 0 → retry loop 1 → new key per attempt 2 (the bug; skipped when the bug
+    /// toggle is off) → send 3 → stop on a response 4 → end of loop 5. API: Redis GET
+    /// 6 → replay 7 → charge 8 → Redis SET 9 → reply 10.
+    pub mod new_key_per_retry {
+        pub const KEY_ONCE: usize = 0;
+        pub const LOOP: usize = 1;
+        pub const KEY_BUG: usize = 2;
+        pub const SEND: usize = 3;
+        pub const BREAK: usize = 4;
+        pub const LOOP_END: usize = 5;
+        pub const CHECK_KEY: usize = 6;
+        pub const REPLAY: usize = 7;
+        pub const CHARGE: usize = 8;
+        pub const STORE_RESPONSE: usize = 9;
+        pub const REPLY: usize = 10;
+        pub const LEN: usize = 11;
+    }
+
+    /// `status-transition`: receive 0 → begin 1 → UPDATE … WHERE status = 'NEW' 2 →
+    /// row-count check 3 → on 0 rows: read status 4, rollback + reply 5 (end); on 1
+    /// row: charge 6 → ledger insert 7 → commit 8 → reply 9. Without the row-count
+    /// check the retry runs 0, 1, 2, 6, 7, 8, 9.
+    pub mod status_transition {
+        pub const RECEIVE: usize = 0;
+        pub const BEGIN: usize = 1;
+        pub const TRANSITION: usize = 2;
+        pub const CHECK_ROWS: usize = 3;
+        pub const READ_STATUS: usize = 4;
+        pub const REPLY_EXISTING: usize = 5;
+        pub const CHARGE: usize = 6;
+        pub const INSERT_LEDGER: usize = 7;
+        pub const COMMIT: usize = 8;
+        pub const REPLY: usize = 9;
+        pub const LEN: usize = 10;
+    }
+}
+
+#[cfg(test)]
+mod tests;

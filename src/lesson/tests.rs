@@ -1,0 +1,591 @@
+//! Consistency checks between the two languages and over every string.
+
+use super::*;
+
+/// Russian strings that are deliberately the same as in English: product names,
+/// protocol names and pane titles that are names of software.
+const RU_LATIN_ALLOWED: &[&str] = &[
+    "RU",
+    "EN",
+    "API",
+    "Redis",
+    "Postgres",
+    "Stripe",
+    "Square",
+    "PayPal",
+    "Amazon SQS FIFO",
+    "Apache Kafka",
+    "etcd",
+    "Amazon DynamoDB",
+    "HTTP",
+];
+
+/// What a string is, for the language checks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Prose with inline markup.
+    Prose,
+    /// Plain UI text, no markup.
+    Ui,
+    /// Literal code.
+    Code,
+    /// An id, not shown to readers.
+    Id,
+}
+
+/// Every string of a lesson with its kind and a path for error messages.
+fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
+    let mut out = Vec::new();
+    out.push(("title".to_string(), Kind::Prose, lesson.title));
+    out.push(("subtitle".to_string(), Kind::Prose, lesson.subtitle));
+    out.push(("intro".to_string(), Kind::Prose, lesson.intro));
+    for s in lesson.sections {
+        out.push((format!("section {}", s.id), Kind::Id, s.id));
+        out.push((format!("section {} title", s.id), Kind::Prose, s.title));
+        walk_blocks(&format!("section {}", s.id), s.blocks, &mut out);
+    }
+    for (name, text) in lesson.ui.entries() {
+        out.push((format!("ui.{name}"), Kind::Ui, text));
+    }
+    for sc in lesson.scenarios {
+        let p = format!("scenario {}", sc.id);
+        out.push((p.clone(), Kind::Id, sc.id));
+        out.push((format!("{p} title"), Kind::Prose, sc.title));
+        out.push((format!("{p} summary"), Kind::Prose, sc.summary));
+        walk_blocks(&p, sc.explain, &mut out);
+        for (i, line) in sc.code.iter().enumerate() {
+            out.push((format!("{p} code[{i}]"), Kind::Code, line));
+        }
+    }
+    for q in lesson.questions {
+        let p = format!("question {}", q.scenario);
+        out.push((p.clone(), Kind::Id, q.scenario));
+        out.push((format!("{p} prompt"), Kind::Prose, q.prompt));
+        for (i, a) in q.answers.iter().enumerate() {
+            out.push((format!("{p} answer[{i}]"), Kind::Prose, a));
+        }
+        out.push((format!("{p} explain"), Kind::Prose, q.explain));
+    }
+    out
+}
+
+fn walk_blocks(path: &str, blocks: &'static [Block], out: &mut Vec<(String, Kind, &'static str)>) {
+    for (i, b) in blocks.iter().enumerate() {
+        let p = format!("{path} block[{i}]");
+        match *b {
+            Block::P(s) | Block::Note(s) => out.push((p, Kind::Prose, s)),
+            Block::Code(s) => out.push((p, Kind::Code, s)),
+            Block::List(items) => {
+                for (j, s) in items.iter().enumerate() {
+                    out.push((format!("{p} item[{j}]"), Kind::Prose, s));
+                }
+            }
+            Block::Table { head, rows } => {
+                for (j, s) in head.iter().enumerate() {
+                    out.push((format!("{p} head[{j}]"), Kind::Prose, s));
+                }
+                for (r, row) in rows.iter().enumerate() {
+                    for (j, s) in row.iter().enumerate() {
+                        out.push((format!("{p} row[{r}][{j}]"), Kind::Prose, s));
+                    }
+                }
+            }
+            Block::ScenarioLink { scenario, label } => {
+                out.push((format!("{p} scenario"), Kind::Id, scenario));
+                out.push((format!("{p} label"), Kind::Prose, label));
+            }
+            Block::Calculator => {}
+        }
+    }
+}
+
+/// A language-independent description of a block: its kind and its shape.
+fn shape(b: &Block) -> String {
+    match *b {
+        Block::P(_) => "P".into(),
+        Block::Note(_) => "Note".into(),
+        Block::Code(s) => format!("Code({} lines)", s.lines().count()),
+        Block::List(items) => format!("List({})", items.len()),
+        Block::Table { head, rows } => format!(
+            "Table({}x{}; {:?})",
+            rows.len(),
+            head.len(),
+            rows.iter().map(|r| r.len()).collect::<Vec<_>>()
+        ),
+        Block::ScenarioLink { scenario, .. } => format!("ScenarioLink({scenario})"),
+        Block::Calculator => "Calculator".into(),
+    }
+}
+
+fn shapes(blocks: &[Block]) -> Vec<String> {
+    blocks.iter().map(shape).collect()
+}
+
+fn is_cyrillic(c: char) -> bool {
+    matches!(c, '\u{0400}'..='\u{04FF}' | '\u{0500}'..='\u{052F}')
+}
+
+fn has_cyrillic(s: &str) -> bool {
+    s.chars().any(is_cyrillic)
+}
+
+/// True if, once code spans are removed, no letter is left: the string is code.
+fn is_pure_code(s: &str) -> bool {
+    let mut in_code = false;
+    for c in s.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code && c.is_alphabetic() {
+            return false;
+        }
+    }
+    true
+}
+
+/// A code line without its trailing comment (`//` or `--`), trimmed.
+fn code_part(line: &str) -> &str {
+    let mut end = line.len();
+    for marker in ["//", "--"] {
+        if let Some(at) = line.find(marker) {
+            end = end.min(at);
+        }
+    }
+    line[..end].trim_end()
+}
+
+fn placeholders(s: &str) -> usize {
+    s.matches("{}").count()
+}
+
+#[test]
+fn lang_codes_round_trip() {
+    for lang in Lang::ALL {
+        assert_eq!(Lang::parse(lang.code()), Some(lang));
+        assert_eq!(lesson(lang).lang, lang);
+    }
+    assert_eq!(Lang::parse("RU"), Some(Lang::Ru));
+    assert_eq!(Lang::parse("en-US"), Some(Lang::En));
+    assert_eq!(Lang::parse("ru_RU"), Some(Lang::Ru));
+    assert_eq!(Lang::parse("de"), None);
+    assert_eq!(Lang::parse(""), None);
+}
+
+#[test]
+fn ids_are_the_declared_ones() {
+    for lang in Lang::ALL {
+        let l = lesson(lang);
+        let sections: Vec<_> = l.sections.iter().map(|s| s.id).collect();
+        assert_eq!(sections, SECTION_IDS, "{lang:?} sections");
+        let scenarios: Vec<_> = l.scenarios.iter().map(|s| s.id).collect();
+        assert_eq!(scenarios, SCENARIO_IDS, "{lang:?} scenarios");
+        let questions: Vec<_> = l.questions.iter().map(|q| q.scenario).collect();
+        assert_eq!(questions, SCENARIO_IDS, "{lang:?} questions");
+    }
+    assert!(!is_pitfall("naive-post"));
+    assert!(is_pitfall("status-transition"));
+}
+
+#[test]
+fn languages_have_the_same_structure() {
+    let (ru, en) = (lesson(Lang::Ru), lesson(Lang::En));
+    for (r, e) in ru.sections.iter().zip(en.sections) {
+        assert_eq!(r.id, e.id);
+        assert_eq!(shapes(r.blocks), shapes(e.blocks), "section {}", r.id);
+        for (rb, eb) in r.blocks.iter().zip(e.blocks) {
+            if let (Block::Code(rc), Block::Code(ec)) = (rb, eb) {
+                for (rl, el) in rc.lines().zip(ec.lines()) {
+                    assert_eq!(code_part(rl), code_part(el), "section {}", r.id);
+                }
+            }
+        }
+    }
+    for (r, e) in ru.scenarios.iter().zip(en.scenarios) {
+        assert_eq!(r.id, e.id);
+        assert_eq!(shapes(r.explain), shapes(e.explain), "scenario {}", r.id);
+        assert_eq!(r.code.len(), e.code.len(), "scenario {} code", r.id);
+        for (i, (rl, el)) in r.code.iter().zip(e.code).enumerate() {
+            assert_eq!(code_part(rl), code_part(el), "scenario {} code[{i}]", r.id);
+        }
+    }
+    for (r, e) in ru.questions.iter().zip(en.questions) {
+        assert_eq!(r.scenario, e.scenario);
+        assert_eq!(r.answers.len(), e.answers.len(), "question {}", r.scenario);
+        assert_eq!(r.correct, e.correct, "question {}", r.scenario);
+    }
+    let (ru_ui, en_ui) = (ru.ui.entries(), en.ui.entries());
+    assert_eq!(ru_ui.len(), en_ui.len());
+    for ((name, r), (_, e)) in ru_ui.iter().zip(&en_ui) {
+        assert_eq!(placeholders(r), placeholders(e), "ui.{name}");
+    }
+}
+
+#[test]
+fn english_has_no_cyrillic() {
+    for (path, _, s) in walk(lesson(Lang::En)) {
+        assert!(!has_cyrillic(s), "Cyrillic in English {path}: {s:?}");
+    }
+}
+
+#[test]
+fn russian_is_translated() {
+    for (path, kind, s) in walk(lesson(Lang::Ru)) {
+        let exempt = match kind {
+            Kind::Code | Kind::Id => true,
+            Kind::Prose => is_pure_code(s),
+            Kind::Ui => false,
+        };
+        if exempt || has_cyrillic(s) {
+            continue;
+        }
+        assert!(
+            RU_LATIN_ALLOWED.contains(&s),
+            "untranslated Russian {path}: {s:?}"
+        );
+    }
+}
+
+#[test]
+fn no_empty_strings() {
+    for lang in Lang::ALL {
+        for (path, _, s) in walk(lesson(lang)) {
+            assert!(!s.trim().is_empty(), "{lang:?} {path} is empty");
+        }
+    }
+}
+
+#[test]
+fn links_and_questions_point_to_scenarios() {
+    for lang in Lang::ALL {
+        let l = lesson(lang);
+        for (path, _, s) in walk(l) {
+            if path.ends_with(" scenario") {
+                assert!(SCENARIO_IDS.contains(&s), "{lang:?} {path}: {s:?}");
+            }
+        }
+        for q in l.questions {
+            assert!(SCENARIO_IDS.contains(&q.scenario));
+            assert!(
+                (3..=4).contains(&q.answers.len()),
+                "{lang:?} question {} has {} answers",
+                q.scenario,
+                q.answers.len()
+            );
+            assert!(q.correct < q.answers.len(), "question {}", q.scenario);
+        }
+    }
+}
+
+#[test]
+fn every_pitfall_is_linked_from_the_interview_section() {
+    for lang in Lang::ALL {
+        let interview = lesson(lang).section("interview").unwrap();
+        for id in &SCENARIO_IDS[SEED_SCENARIOS..] {
+            let linked = interview
+                .blocks
+                .iter()
+                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if scenario == id));
+            assert!(linked, "{lang:?}: pitfall {id} is not linked");
+        }
+        let scenarios = lesson(lang).section("scenarios").unwrap();
+        for id in &SCENARIO_IDS[..SEED_SCENARIOS] {
+            let linked = scenarios
+                .blocks
+                .iter()
+                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if scenario == id));
+            assert!(linked, "{lang:?}: scenario {id} is not linked");
+        }
+        let adr = lesson(lang).section("adr").unwrap();
+        assert!(adr.blocks.contains(&Block::Calculator));
+    }
+}
+
+#[test]
+fn inline_markup_is_well_formed() {
+    for lang in Lang::ALL {
+        for (path, kind, s) in walk(lesson(lang)) {
+            if kind == Kind::Prose {
+                assert!(
+                    inline::parse(s).is_ok(),
+                    "{lang:?} {path}: bad markup {s:?}"
+                );
+            }
+            if kind == Kind::Ui {
+                assert!(
+                    !s.contains('`') && !s.contains("**"),
+                    "{lang:?} {path}: markup in a UI string"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tables_are_rectangular() {
+    for lang in Lang::ALL {
+        let l = lesson(lang);
+        let all = l
+            .sections
+            .iter()
+            .flat_map(|s| s.blocks)
+            .chain(l.scenarios.iter().flat_map(|s| s.explain));
+        for b in all {
+            if let Block::Table { head, rows } = b {
+                assert!(rows.iter().all(|r| r.len() == head.len()), "{head:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn inline_parser() {
+    use inline::Span::*;
+    assert_eq!(
+        inline::parse("a `b` **c** d").unwrap(),
+        vec![Text("a "), Code("b"), Text(" "), Bold("c"), Text(" d")]
+    );
+    assert_eq!(inline::parse("`x**y`").unwrap(), vec![Code("x**y")]);
+    assert_eq!(inline::parse("plain").unwrap(), vec![Text("plain")]);
+    assert_eq!(inline::parse("").unwrap(), vec![]);
+    assert_eq!(inline::parse("a `b"), Err(2));
+    assert_eq!(inline::parse("**a"), Err(0));
+    assert_eq!(inline::parse("**a `b`**"), Err(0));
+}
+
+#[test]
+fn code_line_map_matches_the_code() {
+    use code_lines::*;
+    // (scenario, expected number of lines, [(line index, text it must contain)])
+    type Check = (&'static str, usize, &'static [(usize, &'static str)]);
+    let checks: &[Check] = &[
+        (
+            "naive-post",
+            naive_post::LEN,
+            &[
+                (naive_post::RECEIVE, "POST /charges"),
+                (naive_post::CHARGE, "processor.charge"),
+                (naive_post::BEGIN, "BEGIN"),
+                (naive_post::INSERT_LEDGER, "INSERT INTO ledger"),
+                (naive_post::COMMIT, "COMMIT"),
+                (naive_post::REPLY, "return 201"),
+                (naive_post::RETRY_NOTE, "//"),
+            ],
+        ),
+        (
+            "idempotency-key",
+            idempotency_key::LEN,
+            &[
+                (idempotency_key::RECEIVE, "Idempotency-Key: K1"),
+                (idempotency_key::CHECK_KEY, "redis.GET idem:42:K1"),
+                (idempotency_key::REPLAY, "return cached"),
+                (idempotency_key::CHARGE, "processor.charge"),
+                (idempotency_key::BEGIN, "BEGIN"),
+                (idempotency_key::INSERT_LEDGER, "INSERT INTO ledger"),
+                (idempotency_key::COMMIT, "COMMIT"),
+                (idempotency_key::STORE_RESPONSE, "PX 86400000"),
+                (idempotency_key::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "conditional-update",
+            conditional_update::LEN,
+            &[
+                (conditional_update::RECEIVE, "expected_version: 5"),
+                (conditional_update::BEGIN, "BEGIN"),
+                (conditional_update::UPDATE, "UPDATE accounts"),
+                (conditional_update::UPDATE_END, "AND version = 5"),
+                (conditional_update::CHECK_ROWS, "rows == 0"),
+                (conditional_update::READ_CURRENT, "SELECT balance, version"),
+                (conditional_update::REPLY_CONFLICT, "return 409"),
+                (conditional_update::COMMIT, "COMMIT"),
+                (conditional_update::REPLY, "return 200"),
+            ],
+        ),
+        (
+            "counter-increment",
+            counter_increment::LEN,
+            &[
+                (counter_increment::RECEIVE, "/like"),
+                (counter_increment::BEGIN, "BEGIN"),
+                (counter_increment::INSERT_OP, "INSERT INTO like_ops"),
+                (counter_increment::INSERT_OP_END, "ON CONFLICT DO NOTHING"),
+                (counter_increment::CHECK_ROWS, "rows == 1"),
+                (counter_increment::INCREMENT, "likes = likes + 1"),
+                (counter_increment::COMMIT, "COMMIT"),
+                (counter_increment::REPLY, "return 200"),
+                (counter_increment::SCHEMA_NOTE, "CREATE UNIQUE INDEX"),
+            ],
+        ),
+        (
+            "concurrent-duplicates",
+            concurrent_duplicates::LEN,
+            &[
+                (concurrent_duplicates::RECEIVE, "Idempotency-Key: K1"),
+                (concurrent_duplicates::CHECK_KEY, "SELECT status"),
+                (concurrent_duplicates::FOUND, "if found"),
+                (concurrent_duplicates::CLAIM, "'in_progress'"),
+                (concurrent_duplicates::CLAIM_END, "ON CONFLICT DO NOTHING"),
+                (concurrent_duplicates::LOST_RACE, "return 409"),
+                (concurrent_duplicates::CHARGE, "processor.charge"),
+                (concurrent_duplicates::BEGIN, "BEGIN"),
+                (concurrent_duplicates::INSERT_LEDGER, "INSERT INTO ledger"),
+                (concurrent_duplicates::STORE_RESPONSE, "status = 'done'"),
+                (concurrent_duplicates::COMMIT, "COMMIT"),
+                (concurrent_duplicates::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "in-memory-store",
+            in_memory_store::LEN,
+            &[
+                (in_memory_store::DECLARE, "HashMap"),
+                (in_memory_store::RECEIVE, "POST /charges"),
+                (in_memory_store::CHECK_KEY, "SEEN.contains"),
+                (in_memory_store::CHARGE, "processor.charge"),
+                (in_memory_store::INSERT_LEDGER, "INSERT INTO ledger"),
+                (in_memory_store::STORE_RESPONSE, "SEEN[K1] ="),
+                (in_memory_store::REPLY, "return 201"),
+                (in_memory_store::RESTART_NOTE, "SEEN"),
+            ],
+        ),
+        (
+            "key-reuse-different-body",
+            key_reuse_different_body::LEN,
+            &[
+                (key_reuse_different_body::RECEIVE, "amount: 150"),
+                (key_reuse_different_body::HASH, "sha256"),
+                (key_reuse_different_body::LOOKUP, "SELECT request_hash"),
+                (key_reuse_different_body::MISMATCH, "return 422"),
+                (key_reuse_different_body::REPLAY, "return row.response"),
+                (key_reuse_different_body::CHARGE, "processor.charge"),
+                (key_reuse_different_body::BEGIN, "BEGIN"),
+                (
+                    key_reuse_different_body::INSERT_LEDGER,
+                    "INSERT INTO ledger",
+                ),
+                (
+                    key_reuse_different_body::STORE_KEY,
+                    "INSERT INTO idempotency_keys",
+                ),
+                (key_reuse_different_body::COMMIT, "COMMIT"),
+                (key_reuse_different_body::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "ttl-expiry",
+            ttl_expiry::LEN,
+            &[
+                (ttl_expiry::RECEIVE, "Idempotency-Key: K1"),
+                (ttl_expiry::CHECK_KEY, "redis.GET"),
+                (ttl_expiry::REPLAY, "return cached"),
+                (ttl_expiry::CHARGE, "processor.charge"),
+                (ttl_expiry::BEGIN, "BEGIN"),
+                (ttl_expiry::INSERT_LEDGER, "INSERT INTO ledger"),
+                (ttl_expiry::COMMIT, "COMMIT"),
+                (ttl_expiry::STORE_RESPONSE, "PX 86400000"),
+                (ttl_expiry::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "crash-after-charge",
+            crash_after_charge::LEN,
+            &[
+                (crash_after_charge::RECEIVE, "Idempotency-Key: K1"),
+                (crash_after_charge::CHECK_CACHE, "redis.GET"),
+                (crash_after_charge::CHECK_DB, "FROM idempotency_keys"),
+                (crash_after_charge::REPLAY, "return cached"),
+                (crash_after_charge::CHARGE, "idempotency_key: K1"),
+                (crash_after_charge::BEGIN, "BEGIN"),
+                (crash_after_charge::INSERT_LEDGER, "INSERT INTO ledger"),
+                (
+                    crash_after_charge::STORE_KEY_DB,
+                    "INSERT INTO idempotency_keys",
+                ),
+                (crash_after_charge::COMMIT, "COMMIT"),
+                (crash_after_charge::STORE_CACHE, "redis.SET"),
+                (crash_after_charge::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "transaction-is-not-idempotency",
+            transaction_is_not_idempotency::LEN,
+            &[
+                (transaction_is_not_idempotency::RECEIVE, "POST /charges"),
+                (transaction_is_not_idempotency::BEGIN, "@Transactional"),
+                (transaction_is_not_idempotency::SIGNATURE, "Payment charge("),
+                (transaction_is_not_idempotency::INSERT_LEDGER, "ledger.save"),
+                (transaction_is_not_idempotency::CHARGE, "processor.charge"),
+                (transaction_is_not_idempotency::COMMIT, "COMMIT"),
+                (transaction_is_not_idempotency::REPLY, "return"),
+                (transaction_is_not_idempotency::END, "}"),
+                (transaction_is_not_idempotency::RETRY_NOTE, "ROLLBACK"),
+            ],
+        ),
+        (
+            "consumer-redelivery",
+            consumer_redelivery::LEN,
+            &[
+                (consumer_redelivery::POLL, "consumer.poll"),
+                (consumer_redelivery::BEGIN, "BEGIN"),
+                (
+                    consumer_redelivery::INSERT_PROCESSED,
+                    "INSERT INTO processed_messages",
+                ),
+                (
+                    consumer_redelivery::INSERT_PROCESSED_END,
+                    "ON CONFLICT (message_id)",
+                ),
+                (consumer_redelivery::SKIP, "rows == 0"),
+                (consumer_redelivery::APPLY, "UPDATE accounts"),
+                (consumer_redelivery::COMMIT, "COMMIT"),
+                (consumer_redelivery::COMMIT_OFFSET, "commitSync"),
+            ],
+        ),
+        (
+            "new-key-per-retry",
+            new_key_per_retry::LEN,
+            &[
+                (new_key_per_retry::KEY_ONCE, "key = uuid4()"),
+                (new_key_per_retry::LOOP, "loop {"),
+                (new_key_per_retry::KEY_BUG, "  key = uuid4()"),
+                (new_key_per_retry::SEND, "send POST /charges"),
+                (new_key_per_retry::BREAK, "break"),
+                (new_key_per_retry::LOOP_END, "}"),
+                (new_key_per_retry::CHECK_KEY, "redis.GET"),
+                (new_key_per_retry::REPLAY, "return cached"),
+                (new_key_per_retry::CHARGE, "processor.charge"),
+                (new_key_per_retry::STORE_RESPONSE, "redis.SET"),
+                (new_key_per_retry::REPLY, "return 201"),
+            ],
+        ),
+        (
+            "status-transition",
+            status_transition::LEN,
+            &[
+                (status_transition::RECEIVE, "/pay"),
+                (status_transition::BEGIN, "BEGIN"),
+                (status_transition::TRANSITION, "AND status = 'NEW'"),
+                (status_transition::CHECK_ROWS, "rows == 0"),
+                (status_transition::READ_STATUS, "SELECT status"),
+                (status_transition::REPLY_EXISTING, "ROLLBACK"),
+                (status_transition::CHARGE, "processor.charge"),
+                (status_transition::INSERT_LEDGER, "INSERT INTO ledger"),
+                (status_transition::COMMIT, "COMMIT"),
+                (status_transition::REPLY, "return 200"),
+            ],
+        ),
+    ];
+    assert_eq!(checks.len(), SCENARIO_IDS.len());
+    for lang in Lang::ALL {
+        for (id, len, lines) in checks {
+            let sc = lesson(lang).scenario(id).unwrap();
+            assert_eq!(sc.code.len(), *len, "{lang:?} {id}: number of code lines");
+            for (i, token) in *lines {
+                assert!(
+                    sc.code[*i].contains(token),
+                    "{lang:?} {id} code[{i}] = {:?} lacks {token:?}",
+                    sc.code[*i]
+                );
+            }
+        }
+    }
+}
