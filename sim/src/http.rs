@@ -1,0 +1,179 @@
+//! HTTP requests and responses between the mobile client and the API, with
+//! the status codes of `draft-ietf-httpapi-idempotency-key-header`: 400 for a
+//! missing key, 422 for a key reused with another payload, 409 while the first
+//! request with the key is still being processed.
+
+use std::fmt;
+
+/// Index of a client operation (a conceptual request such as "Pay $100").
+pub type OpId = usize;
+
+/// A client-generated idempotency key: the index into the client's key list.
+/// The UUID itself is `World::client.keys[k]`; texts show it as `K1`, `K2`, …
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyId(pub usize);
+
+impl fmt::Display for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "K{}", self.0 + 1)
+    }
+}
+
+/// What a request asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Body {
+    /// `POST /charges {amount}`
+    Charge { amount: i64 },
+    /// `POST /accounts/1/debit {amount, expected_version}`
+    Debit { amount: i64, expected_version: i64 },
+    /// `GET /accounts/1`
+    ReadAccount,
+    /// `POST /posts/1/like {op_id}`
+    Like { op_id: String },
+    /// `POST /orders/42/pay`
+    PayOrder { order: i64, amount: i64 },
+}
+
+impl Body {
+    pub fn method(&self) -> &'static str {
+        match self {
+            Body::ReadAccount => "GET",
+            _ => "POST",
+        }
+    }
+
+    pub fn path(&self) -> String {
+        match self {
+            Body::Charge { .. } => "/charges".into(),
+            Body::Debit { .. } => "/accounts/1/debit".into(),
+            Body::ReadAccount => "/accounts/1".into(),
+            Body::Like { .. } => "/posts/1/like".into(),
+            Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
+        }
+    }
+
+    /// The JSON body as sent.
+    pub fn json(&self) -> String {
+        match self {
+            Body::Charge { amount } => format!("{{\"amount\":{amount},\"currency\":\"usd\"}}"),
+            Body::Debit {
+                amount,
+                expected_version,
+            } => {
+                format!("{{\"amount\":{amount},\"expected_version\":{expected_version}}}")
+            }
+            Body::ReadAccount => String::new(),
+            Body::Like { op_id } => format!("{{\"op_id\":\"{op_id}\"}}"),
+            Body::PayOrder { amount, .. } => format!("{{\"amount\":{amount}}}"),
+        }
+    }
+
+    /// Money the request moves, if any.
+    pub fn amount(&self) -> Option<i64> {
+        match self {
+            Body::Charge { amount }
+            | Body::Debit { amount, .. }
+            | Body::PayOrder { amount, .. } => Some(*amount),
+            Body::ReadAccount | Body::Like { .. } => None,
+        }
+    }
+
+    /// The request fingerprint: a short FNV-1a hash of method, path and body.
+    pub fn fingerprint(&self) -> String {
+        let mut h: u32 = 0x811c_9dc5;
+        for b in format!("{} {} {}", self.method(), self.path(), self.json()).bytes() {
+            h ^= u32::from(b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        format!("{h:08x}")
+    }
+}
+
+/// A request on the wire. `op` and `attempt` are the simulation's ground
+/// truth (which conceptual operation this is); the server never reads them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    pub body: Body,
+    pub key: Option<KeyId>,
+    pub user: i64,
+    pub op: OpId,
+    pub attempt: u32,
+    /// Which of the client's parallel request loops sent it.
+    pub lane: usize,
+}
+
+impl Request {
+    /// `POST /charges K1`
+    pub fn label(&self) -> String {
+        let mut s = format!("{} {}", self.body.method(), self.body.path());
+        if let Some(k) = self.key {
+            s.push_str(&format!(" {k}"));
+        }
+        s
+    }
+}
+
+/// What a response carries.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Reply {
+    Payment {
+        id: String,
+        amount: i64,
+    },
+    Account {
+        balance: i64,
+        version: i64,
+    },
+    Liked,
+    Order {
+        status: String,
+    },
+    /// A machine-readable error code, as Stripe puts it in `error.code`.
+    Error(&'static str),
+}
+
+/// A response on the wire. `replayed` marks a stored response served again.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Response {
+    pub status: u16,
+    pub reply: Reply,
+    pub replayed: bool,
+    pub op: OpId,
+    pub attempt: u32,
+    pub lane: usize,
+}
+
+impl Response {
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// `201 pay_1`, `409 idempotency_key_in_use`, `200 pay_1 (replay)`.
+    pub fn label(&self) -> String {
+        let detail = match &self.reply {
+            Reply::Payment { id, .. } => id.clone(),
+            Reply::Account { balance, version } => format!("balance={balance} v{version}"),
+            Reply::Liked => "liked".into(),
+            Reply::Order { status } => status.clone(),
+            Reply::Error(code) => (*code).to_string(),
+        };
+        let mut s = format!("{} {detail}", self.status);
+        if self.replayed {
+            s.push_str(" (replay)");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_depends_on_the_body() {
+        let a = Body::Charge { amount: 100 }.fingerprint();
+        assert_eq!(a, Body::Charge { amount: 100 }.fingerprint());
+        assert_ne!(a, Body::Charge { amount: 150 }.fingerprint());
+        assert_eq!(a.len(), 8);
+    }
+}

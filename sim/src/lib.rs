@@ -1,0 +1,34 @@
+//! # idem-sim: the simulation core of Idempotency Lab
+//!
+//! A deterministic discrete-event simulation of a payment system under
+//! retries: a mobile client, API instances behind a load balancer, Redis,
+//! Postgres, a card processor, and (for the consumer pitfall) a broker and a
+//! consumer. It knows nothing of the DOM and never reads a clock: time is
+//! [`time::Millis`], moved only by an event queue ordered by (time, sequence
+//! number); randomness comes only from the world's own seeded [`rng::Rng`].
+//!
+//! - [`scenario`]: the scenarios as data (handler, toggles, faults, invariants).
+//! - [`world::World`]: the state; `step()` fires one event, `apply()` a command.
+//! - [`trace`]: what each step did, as data for the page and the tests.
+//! - [`run::Run`]: a whole run with time travel and branching.
+//! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
+//! - [`invariant`]: named properties checked after every step.
+
+pub mod db;
+pub mod http;
+pub mod invariant;
+pub mod net;
+pub mod redis;
+pub mod rng;
+pub mod run;
+pub mod scenario;
+pub mod time;
+pub mod trace;
+pub mod world;
+
+pub use invariant::Invariant;
+pub use net::{MsgId, NodeId};
+pub use run::Run;
+pub use scenario::{Scenario, Toggle, Toggles};
+pub use time::Millis;
+pub use world::{Command, Config, World};

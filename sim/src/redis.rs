@@ -1,0 +1,195 @@
+//! Redis, reduced to the commands idempotency needs: GET, SET with NX/XX and
+//! PX, DEL, INCR. Keys expire on the virtual clock.
+
+use crate::time::Millis;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A command, rendered exactly as `redis-cli` would take it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cmd {
+    Get(String),
+    Set {
+        key: String,
+        value: String,
+        nx: bool,
+        xx: bool,
+        px: Option<u64>,
+    },
+    Del(String),
+    Incr(String),
+}
+
+/// A reply: `OK`, `(nil)`, a bulk string or an integer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Reply {
+    Ok,
+    Nil,
+    Bulk(String),
+    Int(i64),
+    Error(String),
+}
+
+impl fmt::Display for Cmd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cmd::Get(k) => write!(f, "GET {k}"),
+            Cmd::Set {
+                key,
+                value,
+                nx,
+                xx,
+                px,
+            } => {
+                write!(f, "SET {key} '{value}'")?;
+                if *nx {
+                    f.write_str(" NX")?;
+                }
+                if *xx {
+                    f.write_str(" XX")?;
+                }
+                if let Some(ms) = px {
+                    write!(f, " PX {ms}")?;
+                }
+                Ok(())
+            }
+            Cmd::Del(k) => write!(f, "DEL {k}"),
+            Cmd::Incr(k) => write!(f, "INCR {k}"),
+        }
+    }
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reply::Ok => f.write_str("OK"),
+            Reply::Nil => f.write_str("(nil)"),
+            Reply::Bulk(s) => write!(f, "\"{s}\""),
+            Reply::Int(i) => write!(f, "(integer) {i}"),
+            Reply::Error(e) => write!(f, "(error) {e}"),
+        }
+    }
+}
+
+/// A stored value and its absolute expiry time, if any.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub value: String,
+    pub expires_at: Option<Millis>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Redis {
+    pub keys: BTreeMap<String, Entry>,
+}
+
+impl Redis {
+    /// Removes keys whose TTL has run out at `now`; returns their names.
+    pub fn expire(&mut self, now: Millis) -> Vec<String> {
+        let gone: Vec<String> = self
+            .keys
+            .iter()
+            .filter(|(_, e)| e.expires_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &gone {
+            self.keys.remove(k);
+        }
+        gone
+    }
+
+    /// Remaining time to live of `key` at `now` (`None`: no key or no TTL).
+    pub fn ttl(&self, key: &str, now: Millis) -> Option<Millis> {
+        self.keys
+            .get(key)
+            .and_then(|e| e.expires_at)
+            .map(|t| t.saturating_sub(now))
+    }
+
+    pub fn execute(&mut self, cmd: &Cmd, now: Millis) -> Reply {
+        self.expire(now);
+        match cmd {
+            Cmd::Get(k) => self
+                .keys
+                .get(k)
+                .map_or(Reply::Nil, |e| Reply::Bulk(e.value.clone())),
+            Cmd::Set {
+                key,
+                value,
+                nx,
+                xx,
+                px,
+            } => {
+                let exists = self.keys.contains_key(key);
+                if (*nx && exists) || (*xx && !exists) {
+                    return Reply::Nil;
+                }
+                let expires_at = px.map(|ms| now + Millis(ms));
+                self.keys.insert(
+                    key.clone(),
+                    Entry {
+                        value: value.clone(),
+                        expires_at,
+                    },
+                );
+                Reply::Ok
+            }
+            Cmd::Del(k) => Reply::Int(i64::from(self.keys.remove(k).is_some())),
+            Cmd::Incr(k) => {
+                let e = self.keys.entry(k.clone()).or_insert(Entry {
+                    value: "0".into(),
+                    expires_at: None,
+                });
+                match e.value.parse::<i64>() {
+                    Ok(n) => {
+                        e.value = (n + 1).to_string();
+                        Reply::Int(n + 1)
+                    }
+                    Err(_) => Reply::Error("ERR value is not an integer or out of range".into()),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set_nx(k: &str) -> Cmd {
+        Cmd::Set {
+            key: k.into(),
+            value: "v".into(),
+            nx: true,
+            xx: false,
+            px: Some(86_400_000),
+        }
+    }
+
+    #[test]
+    fn set_nx_claims_once_and_expires_on_the_virtual_clock() {
+        let mut r = Redis::default();
+        assert_eq!(r.execute(&set_nx("idem:K1"), Millis(0)), Reply::Ok);
+        assert_eq!(r.execute(&set_nx("idem:K1"), Millis(10)), Reply::Nil);
+        assert_eq!(r.ttl("idem:K1", Millis::hours(1)), Some(Millis::hours(23)));
+        assert_eq!(
+            r.execute(&Cmd::Get("idem:K1".into()), Millis::hours(25)),
+            Reply::Nil
+        );
+        assert_eq!(
+            set_nx("idem:K1").to_string(),
+            "SET idem:K1 'v' NX PX 86400000"
+        );
+    }
+
+    #[test]
+    fn incr_and_del() {
+        let mut r = Redis::default();
+        assert_eq!(r.execute(&Cmd::Incr("n".into()), Millis(0)), Reply::Int(1));
+        assert_eq!(r.execute(&Cmd::Incr("n".into()), Millis(0)), Reply::Int(2));
+        assert_eq!(
+            r.execute(&Cmd::Del("n".into()), Millis(0)).to_string(),
+            "(integer) 1"
+        );
+    }
+}

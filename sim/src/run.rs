@@ -1,0 +1,157 @@
+//! A whole run of a scenario, computed to its end, with instant time travel.
+//!
+//! The run keeps the trace and a checkpoint of the world every
+//! [`CHECKPOINT_EVERY`] steps. The state at step k is the nearest checkpoint
+//! at or before k, replayed forward (at most `CHECKPOINT_EVERY − 1` steps;
+//! the world is deterministic, so the replay repeats history exactly). A
+//! command applied at step k starts a new branch: the future after k is
+//! discarded, the command becomes step k + 1, and the run is computed again
+//! to its end.
+
+use crate::scenario::Scenario;
+use crate::trace::{Cause, Happening, StepRecord};
+use crate::world::{Command, CommandError, Config, World};
+use crate::Invariant;
+use std::sync::Arc;
+
+/// How often the run keeps a full copy of the world.
+pub const CHECKPOINT_EVERY: usize = 32;
+/// A run stops here even if events remain (a safety net; scenarios end far sooner).
+pub const MAX_STEPS: usize = 10_000;
+
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub scenario: Arc<Scenario>,
+    pub config: Config,
+    /// `trace[i]` is step `i + 1`.
+    pub trace: Vec<StepRecord>,
+    /// `checkpoints[j]` is the world after step `j × CHECKPOINT_EVERY`.
+    checkpoints: Vec<World>,
+    /// The world after the last step.
+    end: World,
+}
+
+impl Run {
+    /// Runs `scenario` under `config` to its end.
+    pub fn new(scenario: Scenario, config: Config) -> Run {
+        let scenario = Arc::new(scenario);
+        let w = World::new(scenario.clone(), config);
+        let mut run = Run {
+            scenario,
+            config,
+            trace: Vec::new(),
+            checkpoints: vec![w.clone()],
+            end: w.clone(),
+        };
+        run.extend(w);
+        run
+    }
+
+    /// The number of steps.
+    pub fn len(&self) -> usize {
+        self.trace.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.trace.is_empty()
+    }
+
+    /// The world after the last step.
+    pub fn end(&self) -> &World {
+        &self.end
+    }
+
+    /// The world after `step` steps (0: the start). Clamped to the end.
+    pub fn state_at(&self, step: usize) -> World {
+        let step = step.min(self.len());
+        if step == self.len() {
+            return self.end.clone();
+        }
+        let j = step / CHECKPOINT_EVERY;
+        let mut w = self.checkpoints[j].clone();
+        for rec in &self.trace[j * CHECKPOINT_EVERY..step] {
+            replay(&mut w, rec);
+        }
+        w
+    }
+
+    /// Applies `cmd` at `step`: the future after `step` is replaced by the
+    /// command (step `step + 1`) and what follows from it.
+    pub fn apply_at(&mut self, step: usize, cmd: Command) -> Result<(), CommandError> {
+        let step = step.min(self.len());
+        let mut w = self.state_at(step);
+        let happenings = w.apply(&cmd)?;
+        self.trace.truncate(step);
+        self.checkpoints.truncate(step / CHECKPOINT_EVERY + 1);
+        self.push(
+            StepRecord {
+                index: step + 1,
+                time: w.now,
+                cause: Cause::Command(cmd),
+                happenings,
+            },
+            &w,
+        );
+        self.extend(w);
+        Ok(())
+    }
+
+    fn push(&mut self, rec: StepRecord, w: &World) {
+        self.trace.push(rec);
+        if self.trace.len() % CHECKPOINT_EVERY == 0 {
+            self.checkpoints.push(w.clone());
+        }
+    }
+
+    fn extend(&mut self, mut w: World) {
+        while !w.is_quiet() && self.trace.len() < MAX_STEPS {
+            let happenings = w.step();
+            if happenings.is_empty() {
+                break;
+            }
+            let rec = StepRecord {
+                index: self.trace.len() + 1,
+                time: w.now,
+                cause: Cause::Event,
+                happenings,
+            };
+            self.push(rec, &w);
+        }
+        self.end = w;
+    }
+
+    /// The first step at which `inv` stopped holding.
+    pub fn first_violation(&self, inv: Invariant) -> Option<usize> {
+        self.find(|h| *h == Happening::Invariant { inv, holds: false })
+    }
+
+    /// The step of the decisive moment (a retry or duplicate reaches the API, a redelivery).
+    pub fn decisive_step(&self) -> Option<usize> {
+        self.find(|h| *h == Happening::Decisive)
+    }
+
+    /// The first step with a happening that satisfies `f`.
+    pub fn find(&self, f: impl Fn(&Happening) -> bool) -> Option<usize> {
+        self.trace
+            .iter()
+            .find(|r| r.happenings.iter().any(&f))
+            .map(|r| r.index)
+    }
+
+    /// The whole trace, a line per step.
+    pub fn text(&self) -> String {
+        self.trace.iter().map(|r| r.line() + "\n").collect()
+    }
+}
+
+fn replay(w: &mut World, rec: &StepRecord) {
+    match &rec.cause {
+        Cause::Event => {
+            w.step();
+        }
+        Cause::Command(c) => {
+            // It was applied once already, so it applies again.
+            let _ = w.apply(c);
+        }
+    }
+}

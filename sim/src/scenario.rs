@@ -1,0 +1,705 @@
+//! The scenarios of the lesson, as data: who takes part, what the handler
+//! does, which toggles (defences, bugs, variants) the reader can flip, the
+//! faults that happen by default, and the invariants to watch.
+
+use crate::db::{Table, Value};
+use crate::invariant::Invariant;
+use crate::net::{FaultRule, Links, Matcher, NodeId, Verdict};
+use crate::time::Millis;
+use crate::world::Command;
+
+/// A named step of a request handler. The page highlights the matching line
+/// of the handler's code; crash rules name the phase at which a node dies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    Receive,
+    /// Look the key up (Redis GET, SELECT, or the in-process map).
+    CheckKey,
+    /// Claim the key (SET NX, INSERT … ON CONFLICT DO NOTHING, plain INSERT).
+    Claim,
+    /// Read the stored key after a claim found it taken.
+    Lookup,
+    /// Take over a claim whose owner died (its lease ran out).
+    Takeover,
+    Charge,
+    Begin,
+    InsertPayment,
+    /// Mark the key completed with its response.
+    CompleteKey,
+    Commit,
+    /// Write the response to the key store after the transaction.
+    StoreResponse,
+    Rollback,
+    Reply,
+    /// UPDATE accounts … (conditional or not).
+    Debit,
+    /// SELECT the account (re-read).
+    ReadAccount,
+    InsertOp,
+    Increment,
+    UpdateStatus,
+    /// Producer: send the event to the broker.
+    Publish,
+    /// Consumer: a record arrived.
+    Consume,
+    /// Consumer: INSERT INTO processed_messages … ON CONFLICT DO NOTHING.
+    Dedup,
+    /// Consumer: apply the effect.
+    Apply,
+    /// Consumer: commit the offset to the broker.
+    CommitOffset,
+}
+
+/// Where the API keeps idempotency keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyStore {
+    Redis,
+    Postgres,
+    /// A HashMap inside the API process.
+    Memory,
+}
+
+/// What the API's handler does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Handler {
+    /// `POST /charges`. With a key store it deduplicates by Idempotency-Key;
+    /// `transactional` wraps the handler in BEGIN … COMMIT (`@Transactional`).
+    Charge {
+        store: Option<KeyStore>,
+        transactional: bool,
+    },
+    /// `POST /accounts/1/debit` with `expected_version`.
+    Debit,
+    /// `POST /posts/1/like` with an op_id.
+    Like,
+    /// `POST /orders/42/pay`: a conditional status transition, then the charge.
+    PayOrder,
+    /// The API publishes an event to a broker; a consumer applies it.
+    Pipeline,
+}
+
+/// A switch the reader can flip. Most are defences; some are bugs or
+/// variants of the scenario's story.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Toggle {
+    /// The client sends an Idempotency-Key and the API deduplicates by it.
+    IdempotencyKey,
+    /// The dedup table has its unique index (idempotency_keys, like_ops, processed_messages).
+    UniqueConstraint,
+    /// Claim the key atomically (SET NX / INSERT … ON CONFLICT DO NOTHING) instead of check-then-act.
+    AtomicClaim,
+    /// Bind the key to a hash of the request; a different payload gets 422.
+    Fingerprint,
+    /// Write the key and its response in the same Postgres transaction as the effect.
+    SameTransaction,
+    /// Pass the key down to the card processor, which deduplicates charges by it.
+    KeyToProcessor,
+    /// Keys live in a store shared by all instances (off: a HashMap per instance).
+    SharedStore,
+    /// Keep keys 7 days instead of 24 h.
+    LongTtl,
+    /// UPDATE … WHERE version = expected_version (off: a blind debit).
+    VersionCheck,
+    /// INSERT INTO like_ops … before the increment; increment only on 1 row.
+    OpDedup,
+    /// Check the rows affected by the status transition before charging.
+    RowCountCheck,
+    /// The consumer records message ids in processed_messages in the effect's transaction.
+    ConsumerDedup,
+    /// Kafka's enable.idempotence=true: the broker drops producer retries by (producer id, seq).
+    IdempotentProducer,
+    /// Bug: the client makes a new key on every retry.
+    NewKeyPerRetry,
+    /// Variant: another writer debits the account before the client's request lands.
+    OtherWriter,
+    /// Variant: the crash comes after the charge and before the ledger commit.
+    CrashBeforeCommit,
+}
+
+/// What a toggle is, for grouping on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToggleKind {
+    Defence,
+    Bug,
+    Variant,
+}
+
+impl Toggle {
+    pub const ALL: [Toggle; 16] = [
+        Toggle::IdempotencyKey,
+        Toggle::UniqueConstraint,
+        Toggle::AtomicClaim,
+        Toggle::Fingerprint,
+        Toggle::SameTransaction,
+        Toggle::KeyToProcessor,
+        Toggle::SharedStore,
+        Toggle::LongTtl,
+        Toggle::VersionCheck,
+        Toggle::OpDedup,
+        Toggle::RowCountCheck,
+        Toggle::ConsumerDedup,
+        Toggle::IdempotentProducer,
+        Toggle::NewKeyPerRetry,
+        Toggle::OtherWriter,
+        Toggle::CrashBeforeCommit,
+    ];
+
+    pub fn kind(self) -> ToggleKind {
+        match self {
+            Toggle::NewKeyPerRetry => ToggleKind::Bug,
+            Toggle::OtherWriter | Toggle::CrashBeforeCommit => ToggleKind::Variant,
+            _ => ToggleKind::Defence,
+        }
+    }
+
+    /// Stable id for URLs and test ids.
+    pub fn id(self) -> &'static str {
+        match self {
+            Toggle::IdempotencyKey => "idempotency-key",
+            Toggle::UniqueConstraint => "unique-constraint",
+            Toggle::AtomicClaim => "atomic-claim",
+            Toggle::Fingerprint => "fingerprint",
+            Toggle::SameTransaction => "same-transaction",
+            Toggle::KeyToProcessor => "key-to-processor",
+            Toggle::SharedStore => "shared-store",
+            Toggle::LongTtl => "long-ttl",
+            Toggle::VersionCheck => "version-check",
+            Toggle::OpDedup => "op-dedup",
+            Toggle::RowCountCheck => "row-count-check",
+            Toggle::ConsumerDedup => "consumer-dedup",
+            Toggle::IdempotentProducer => "idempotent-producer",
+            Toggle::NewKeyPerRetry => "new-key-per-retry",
+            Toggle::OtherWriter => "other-writer",
+            Toggle::CrashBeforeCommit => "crash-before-commit",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Toggle> {
+        Toggle::ALL.into_iter().find(|t| t.id() == id)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// The set of toggles that are on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Toggles(u32);
+
+impl Toggles {
+    pub fn of(on: &[Toggle]) -> Toggles {
+        Toggles(on.iter().fold(0, |acc, t| acc | t.bit()))
+    }
+    pub fn has(self, t: Toggle) -> bool {
+        self.0 & t.bit() != 0
+    }
+    pub fn with(self, t: Toggle, on: bool) -> Toggles {
+        if on {
+            Toggles(self.0 | t.bit())
+        } else {
+            Toggles(self.0 & !t.bit())
+        }
+    }
+}
+
+/// The client's retry policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Retry {
+    /// How long the client waits for a response before it gives the attempt up.
+    pub timeout: Millis,
+    pub max_attempts: u32,
+    /// Backoff before retry n is `backoff × 2^(n−1)` plus up to `jitter`.
+    pub backoff: Millis,
+    pub jitter: Millis,
+}
+
+impl Retry {
+    pub const MOBILE: Retry = Retry {
+        timeout: Millis(1_500),
+        max_attempts: 4,
+        backoff: Millis(500),
+        jitter: Millis(200),
+    };
+}
+
+/// How an operation gets its idempotency key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyMode {
+    /// A fresh UUID v4, made once for this operation.
+    New,
+    /// The key of an earlier operation (a client bug).
+    ReuseOf(usize),
+}
+
+/// What the client wants, one conceptual operation at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpSpec {
+    Charge(i64),
+    Debit { amount: i64, expected_version: i64 },
+    Like(&'static str),
+    PayOrder { order: i64, amount: i64 },
+}
+
+/// One operation of the client's script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Op {
+    pub spec: OpSpec,
+    pub key: KeyMode,
+    /// How many identical requests leave at once (2: a double submit).
+    pub copies: u32,
+}
+
+impl Op {
+    pub const fn new(spec: OpSpec) -> Op {
+        Op {
+            spec,
+            key: KeyMode::New,
+            copies: 1,
+        }
+    }
+}
+
+/// When a scripted command is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum When {
+    /// At this virtual time.
+    At(Millis),
+    /// When attempt `attempt` of operation `op` times out, before the retry is planned.
+    ClientTimedOut { op: usize, attempt: u32 },
+}
+
+/// A command the scenario applies by itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scripted {
+    pub when: When,
+    pub command: Command,
+    /// Only when this toggle is on (a variant).
+    pub only_with: Option<Toggle>,
+}
+
+/// A node dies right after one of its handlers finished phase `after`,
+/// before it starts the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CrashRule {
+    pub node: NodeId,
+    pub after: Phase,
+    /// How many times it fires.
+    pub times: u32,
+    /// Only when this toggle is in this state (a variant of the story).
+    pub if_toggle: Option<(Toggle, bool)>,
+}
+
+/// The two groups of the scenario picker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// The four scenarios of the concept lesson.
+    Seed,
+    /// Pitfalls from the interview guide and the anti-patterns.
+    Pitfall,
+}
+
+/// A scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scenario {
+    pub id: &'static str,
+    pub group: Group,
+    pub handler: Handler,
+    /// API instances behind the load balancer.
+    pub apis: u8,
+    pub ops: Vec<Op>,
+    pub retry: Retry,
+    pub links: Links,
+    /// Faults that happen unless the reader changes the run.
+    pub faults: Vec<FaultRule>,
+    pub crashes: Vec<CrashRule>,
+    pub script: Vec<Scripted>,
+    /// The toggles offered, with their default state.
+    pub toggles: Vec<(Toggle, bool)>,
+    pub invariants: Vec<Invariant>,
+    /// A crashed node comes back after this long (a supervisor restarts it).
+    pub auto_restart: Option<Millis>,
+    /// The money the customer expects to pay, for the outcome line.
+    pub expected_charge: Option<i64>,
+}
+
+const USER: i64 = 42;
+/// The user every request belongs to.
+pub const USER_ID: i64 = USER;
+
+impl Scenario {
+    /// The toggles on by default.
+    pub fn default_toggles(&self) -> Toggles {
+        let on: Vec<Toggle> = self
+            .toggles
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(t, _)| *t)
+            .collect();
+        Toggles::of(&on)
+    }
+
+    /// Toggles with every defence on and every bug off (variants as by default).
+    pub fn defended(&self) -> Toggles {
+        self.toggles
+            .iter()
+            .fold(self.default_toggles(), |acc, (t, _)| match t.kind() {
+                ToggleKind::Defence => acc.with(*t, true),
+                ToggleKind::Bug => acc.with(*t, false),
+                ToggleKind::Variant => acc,
+            })
+    }
+
+    /// Toggles with every defence off and every bug on.
+    pub fn undefended(&self) -> Toggles {
+        self.toggles
+            .iter()
+            .fold(self.default_toggles(), |acc, (t, _)| match t.kind() {
+                ToggleKind::Defence => acc.with(*t, false),
+                ToggleKind::Bug => acc.with(*t, true),
+                ToggleKind::Variant => acc,
+            })
+    }
+
+    pub fn offers(&self, t: Toggle) -> bool {
+        self.toggles.iter().any(|(x, _)| *x == t)
+    }
+
+    /// The nodes drawn for this scenario.
+    pub fn nodes(&self) -> Vec<NodeId> {
+        let mut v = Vec::new();
+        if self.handler != Handler::Pipeline {
+            v.push(NodeId::Client);
+        }
+        v.extend((0..self.apis).map(NodeId::Api));
+        match self.handler {
+            Handler::Pipeline => v.extend([NodeId::Broker, NodeId::Consumer, NodeId::Postgres]),
+            _ => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
+        }
+        v
+    }
+
+    /// The tables at the start of the run.
+    pub fn tables(&self, toggles: Toggles) -> Vec<Table> {
+        let unique =
+            toggles.has(Toggle::UniqueConstraint) || !self.offers(Toggle::UniqueConstraint);
+        let mut t = Vec::new();
+        match self.handler {
+            Handler::Charge { .. } | Handler::PayOrder => {
+                t.push(
+                    Table::new("payments", &["id", "user_id", "amount", "idempotency_key"])
+                        .with_unique("payments_pkey", &["id"], true),
+                );
+                t.push(
+                    Table::new(
+                        "idempotency_keys",
+                        &[
+                            "user_id",
+                            "key",
+                            "request_hash",
+                            "status",
+                            "response_code",
+                            "response_body",
+                            "created_at",
+                        ],
+                    )
+                    .with_unique(
+                        "idempotency_keys_user_id_key_key",
+                        &["user_id", "key"],
+                        unique,
+                    ),
+                );
+                if self.handler == Handler::PayOrder {
+                    t.push(
+                        Table::new("orders", &["id", "status"])
+                            .with_unique("orders_pkey", &["id"], true)
+                            .with_row(vec![Value::Int(42), Value::text("NEW")]),
+                    );
+                }
+            }
+            Handler::Debit => t.push(account(100, 5)),
+            Handler::Like => {
+                t.push(
+                    Table::new("posts", &["id", "likes"])
+                        .with_unique("posts_pkey", &["id"], true)
+                        .with_row(vec![Value::Int(1), Value::Int(100)]),
+                );
+                t.push(Table::new("like_ops", &["op_id"]).with_unique(
+                    "like_ops_op_id_key",
+                    &["op_id"],
+                    unique,
+                ));
+            }
+            Handler::Pipeline => {
+                t.push(account(500, 1));
+                t.push(
+                    Table::new("processed_messages", &["message_id"]).with_unique(
+                        "processed_messages_pkey",
+                        &["message_id"],
+                        unique,
+                    ),
+                );
+            }
+        }
+        t
+    }
+}
+
+fn account(balance: i64, version: i64) -> Table {
+    Table::new("accounts", &["id", "balance", "version"])
+        .with_unique("accounts_pkey", &["id"], true)
+        .with_row(vec![
+            Value::Int(1),
+            Value::Int(balance),
+            Value::Int(version),
+        ])
+}
+
+fn base(id: &'static str, group: Group, handler: Handler, ops: Vec<Op>) -> Scenario {
+    Scenario {
+        id,
+        group,
+        handler,
+        apis: 1,
+        ops,
+        retry: Retry::MOBILE,
+        links: Links::default(),
+        faults: vec![FaultRule::lose_first_response()],
+        crashes: Vec::new(),
+        script: Vec::new(),
+        toggles: Vec::new(),
+        invariants: vec![
+            Invariant::AtMostOnceCharge,
+            Invariant::LedgerMatchesCharges,
+            Invariant::DefiniteAnswer,
+        ],
+        auto_restart: None,
+        expected_charge: Some(100),
+    }
+}
+
+fn charge(store: Option<KeyStore>) -> Handler {
+    Handler::Charge {
+        store,
+        transactional: false,
+    }
+}
+
+/// Every scenario, in the picker's order: the four of the concept lesson, then the pitfalls.
+pub fn all() -> Vec<Scenario> {
+    use Group::*;
+    use Toggle::*;
+    let pay = Op::new(OpSpec::Charge(100));
+    vec![
+        base("naive-post", Seed, charge(None), vec![pay]),
+        Scenario {
+            toggles: vec![
+                (AtomicClaim, true),
+                (Fingerprint, false),
+                (NewKeyPerRetry, false),
+            ],
+            ..base(
+                "idempotency-key",
+                Seed,
+                charge(Some(KeyStore::Redis)),
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![(VersionCheck, true), (OtherWriter, false)],
+            invariants: vec![Invariant::BalanceMatches, Invariant::DefiniteAnswer],
+            script: vec![Scripted {
+                when: When::At(Millis(10)),
+                command: Command::ExternalDebit { amount: 30 },
+                only_with: Some(OtherWriter),
+            }],
+            expected_charge: None,
+            ..base(
+                "conditional-update",
+                Seed,
+                Handler::Debit,
+                vec![Op::new(OpSpec::Debit {
+                    amount: 20,
+                    expected_version: 5,
+                })],
+            )
+        },
+        Scenario {
+            toggles: vec![(OpDedup, false), (UniqueConstraint, true)],
+            invariants: vec![Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
+            expected_charge: None,
+            ..base(
+                "counter-increment",
+                Seed,
+                Handler::Like,
+                vec![Op::new(OpSpec::Like("op_7f3a"))],
+            )
+        },
+        Scenario {
+            apis: 2,
+            toggles: vec![(UniqueConstraint, false), (AtomicClaim, false)],
+            faults: Vec::new(),
+            links: Links {
+                mobile: crate::net::Latency {
+                    base: 80,
+                    jitter: 0,
+                },
+                ..Links::default()
+            },
+            ..base(
+                "concurrent-duplicates",
+                Pitfall,
+                charge(Some(KeyStore::Postgres)),
+                vec![Op { copies: 2, ..pay }],
+            )
+        },
+        Scenario {
+            apis: 2,
+            toggles: vec![(SharedStore, false)],
+            ..base(
+                "in-memory-store",
+                Pitfall,
+                charge(Some(KeyStore::Memory)),
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![(Fingerprint, false)],
+            faults: Vec::new(),
+            invariants: vec![
+                Invariant::AtMostOnceCharge,
+                Invariant::ResponseMatchesRequest,
+            ],
+            ..base(
+                "key-reuse-different-body",
+                Pitfall,
+                charge(Some(KeyStore::Redis)),
+                vec![
+                    pay,
+                    Op {
+                        key: KeyMode::ReuseOf(0),
+                        ..Op::new(OpSpec::Charge(150))
+                    },
+                ],
+            )
+        },
+        Scenario {
+            toggles: vec![(LongTtl, false)],
+            script: vec![Scripted {
+                when: When::ClientTimedOut { op: 0, attempt: 1 },
+                command: Command::AdvanceClock(Millis::hours(25)),
+                only_with: None,
+            }],
+            ..base(
+                "ttl-expiry",
+                Pitfall,
+                charge(Some(KeyStore::Redis)),
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![
+                (SameTransaction, false),
+                (KeyToProcessor, false),
+                (CrashBeforeCommit, false),
+            ],
+            faults: Vec::new(),
+            crashes: vec![
+                CrashRule {
+                    node: NodeId::Api(0),
+                    after: Phase::Commit,
+                    times: 1,
+                    if_toggle: Some((CrashBeforeCommit, false)),
+                },
+                CrashRule {
+                    node: NodeId::Api(0),
+                    after: Phase::Charge,
+                    times: 1,
+                    if_toggle: Some((CrashBeforeCommit, true)),
+                },
+            ],
+            auto_restart: Some(Millis(800)),
+            retry: Retry {
+                max_attempts: 8,
+                ..Retry::MOBILE
+            },
+            ..base(
+                "crash-after-charge",
+                Pitfall,
+                charge(Some(KeyStore::Redis)),
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![(IdempotencyKey, false)],
+            ..base(
+                "transaction-is-not-idempotency",
+                Pitfall,
+                Handler::Charge {
+                    store: None,
+                    transactional: true,
+                },
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![
+                (ConsumerDedup, false),
+                (UniqueConstraint, true),
+                (IdempotentProducer, false),
+            ],
+            faults: vec![FaultRule {
+                matcher: Matcher::ProduceAck,
+                verdict: Verdict::Drop,
+                skip: 0,
+                times: 1,
+            }],
+            crashes: vec![CrashRule {
+                node: NodeId::Consumer,
+                after: Phase::Commit,
+                times: 1,
+                if_toggle: None,
+            }],
+            auto_restart: Some(Millis(800)),
+            invariants: vec![Invariant::BalanceMatches],
+            expected_charge: None,
+            ..base(
+                "consumer-redelivery",
+                Pitfall,
+                Handler::Pipeline,
+                Vec::new(),
+            )
+        },
+        Scenario {
+            toggles: vec![(NewKeyPerRetry, true)],
+            ..base(
+                "new-key-per-retry",
+                Pitfall,
+                charge(Some(KeyStore::Redis)),
+                vec![pay],
+            )
+        },
+        Scenario {
+            toggles: vec![(RowCountCheck, true)],
+            ..base(
+                "status-transition",
+                Pitfall,
+                Handler::PayOrder,
+                vec![Op::new(OpSpec::PayOrder {
+                    order: 42,
+                    amount: 100,
+                })],
+            )
+        },
+    ]
+}
+
+/// The scenario with this id.
+pub fn by_id(id: &str) -> Option<Scenario> {
+    all().into_iter().find(|s| s.id == id)
+}
+
+/// Every scenario id, in order.
+pub fn ids() -> Vec<&'static str> {
+    all().iter().map(|s| s.id).collect()
+}
