@@ -1,0 +1,65 @@
+# Idempotency Lab: the one build entry point.
+#
+#   make serve   install what is missing, then serve the lesson on http://127.0.0.1:8080 (live reload)
+#   make test    install what is missing, then run every check (what CI runs: .ci/run)
+#   make build   release build into dist/
+#   make bench   sizes of dist/ and time to interactive in headless Chromium
+#   make setup   only install what is missing (scripts/setup.sh)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+# Tools: cargo-installed trunk and wasm-bindgen, and wasm-opt from the npm package binaryen@132.
+export PATH := $(CURDIR)/e2e/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+
+WASM_TARGET := wasm32-unknown-unknown
+E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs
+
+# Never run these steps in parallel, even under `make -j`.
+.NOTPARALLEL:
+
+.PHONY: help setup serve build test bench clean \
+        test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
+
+help:
+	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@bash scripts/setup.sh
+
+serve: setup
+	trunk serve --offline
+
+build: setup
+	trunk build --release --offline
+
+# The steps run in this order and stop at the first failure.
+test: setup
+	@$(MAKE) --no-print-directory test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
+	@echo "make test: all checks passed"
+
+test-fmt:
+	cargo fmt --all -- --check
+
+test-clippy:
+	cargo clippy --workspace --all-targets -- -D warnings
+
+test-clippy-wasm:
+	cargo clippy -p idempotency-lab --target $(WASM_TARGET) -- -D warnings
+
+test-rust:
+	cargo test --workspace
+
+test-build:
+	trunk build --release --offline
+
+test-e2e:
+	node --test --test-reporter=tap --test-concurrency=1 $(E2E_TESTS)
+
+bench: build
+	node scripts/bench.mjs
+
+clean:
+	cargo clean
+	rm -rf dist e2e/artifacts

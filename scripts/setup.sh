@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, skipping whatever is already present.
+# Safe to run any number of times; `make serve`, `make build` and `make test` run it first.
+#
+#   wasm32 target      rustup target add wasm32-unknown-unknown
+#   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked
+#   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
+#                      (no --locked: one of its pinned dependencies is not on the registry)
+#   chromium + a font  apt-get install chromium fonts-dejavu-core
+#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt)
+#
+# Versions that work on these machines, and those that do not: ../shared/TOOLCHAIN.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export PATH="$HOME/.cargo/bin:$ROOT/e2e/node_modules/.bin:$PATH"
+
+TRUNK_VERSION="0.21.14"
+LOG_DIR="$ROOT/target/setup-logs"
+installed=()
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# Runs a long install quietly; on failure shows the end of its log.
+run_logged() {
+  local name="$1"; shift
+  mkdir -p "$LOG_DIR"
+  local log="$LOG_DIR/$name.log"
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "$name failed (full log: $log)"
+  fi
+}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"
+  else die "need root to run: $*"
+  fi
+}
+
+apt_install() {
+  say "installing Debian packages: $* (apt-get)"
+  run_logged apt-update as_root apt-get update
+  run_logged "apt-install" as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "$@"
+  installed+=("$*")
+}
+
+# --- Rust: wasm target -------------------------------------------------------------
+command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust with rustup first"
+if ! rustup target list --installed | grep -qx 'wasm32-unknown-unknown'; then
+  say "adding rustup target wasm32-unknown-unknown"
+  run_logged rustup-target rustup target add wasm32-unknown-unknown
+  installed+=("wasm32 target")
+fi
+
+# --- trunk ---------------------------------------------------------------------------
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (cargo install, about 10 min on 2 cores; log: target/setup-logs/trunk.log)"
+  run_logged trunk cargo install trunk --version "$TRUNK_VERSION" --locked --force
+  installed+=("trunk $TRUNK_VERSION")
+fi
+
+# --- wasm-bindgen-cli: exactly the wasm-bindgen version of Cargo.lock ----------------
+WB_VERSION="$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+[ -n "$WB_VERSION" ] || die "could not find the wasm-bindgen version in Cargo.lock"
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION (cargo install, about 6 min; log: target/setup-logs/wasm-bindgen.log)"
+  run_logged wasm-bindgen cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+  installed+=("wasm-bindgen-cli $WB_VERSION")
+fi
+
+# --- Chromium, Node and a font (Debian packages) -------------------------------------
+debs=()
+[ -x /usr/bin/chromium ] || debs+=(chromium)
+dpkg -s fonts-dejavu-core >/dev/null 2>&1 || debs+=(fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || debs+=(nodejs)
+command -v npm >/dev/null 2>&1 || debs+=(npm)
+if [ "${#debs[@]}" -gt 0 ]; then
+  apt_install "${debs[@]}"
+fi
+
+# --- e2e npm packages, from the committed lockfile -------------------------------------
+# npm ci when node_modules is missing or was installed from another package-lock.json.
+LOCK_HASH="$(sha256sum e2e/package-lock.json | cut -d' ' -f1)"
+STAMP="e2e/node_modules/.installed-from-lock"
+if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$LOCK_HASH" ]; then
+  say "installing e2e npm packages (npm ci)"
+  run_logged npm-ci npm ci --prefix e2e --no-audit --no-fund
+  echo "$LOCK_HASH" >"$STAMP"
+  installed+=("e2e/node_modules")
+fi
+
+# --- final check: every tool answers with the expected version -----------------------
+[ "$(trunk --version)" = "trunk $TRUNK_VERSION" ] || die "trunk on PATH is not $TRUNK_VERSION"
+[ "$(wasm-bindgen --version)" = "wasm-bindgen $WB_VERSION" ] || die "wasm-bindgen on PATH is not $WB_VERSION"
+case "$(wasm-opt --version)" in
+  *"version 132"*) ;;
+  *) die "wasm-opt on PATH is not binaryen 132 (is e2e/node_modules/.bin first on PATH?)" ;;
+esac
+
+if [ "${#installed[@]}" -gt 0 ]; then
+  say "installed: $(IFS=,; echo "${installed[*]}" | sed 's/,/, /g')"
+else
+  say "all tools present (trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt 132, chromium, e2e packages)"
+fi
