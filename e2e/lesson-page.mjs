@@ -1,0 +1,117 @@
+// Page object for the lesson page: every selector the tests use lives here.
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+
+export const NODE_IDS = ['node-client', 'node-api', 'node-redis', 'node-postgres', 'node-processor'];
+export const LINK_IDS = ['link-client-api', 'link-api-redis', 'link-api-postgres', 'link-api-processor'];
+
+const READY = '[data-testid="app-ready"]';
+
+export class LessonPage {
+  /** @param {import('playwright-core').Page} page */
+  constructor(page) {
+    this.page = page;
+    /** Console errors, page errors, failed requests and HTTP errors seen so far. */
+    this.problems = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') this.problems.push(`console error: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => this.problems.push(`page error: ${err.message}`));
+    page.on('requestfailed', (req) =>
+      this.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`),
+    );
+    page.on('response', (res) => {
+      if (res.status() >= 400) this.problems.push(`HTTP ${res.status()}: ${res.url()}`);
+    });
+  }
+
+  /**
+   * Opens the lesson in a fresh browser context and waits until the wasm app has mounted.
+   * @param {import('playwright-core').Browser} browser
+   * @param {string} url
+   * @param {{width: number, height: number}} viewport
+   */
+  static async open(browser, url, viewport = { width: 1440, height: 900 }) {
+    const context = await browser.newContext({ viewport });
+    const lesson = new LessonPage(await context.newPage());
+    lesson.response = await lesson.page.goto(url);
+    await lesson.waitUntilReady();
+    return lesson;
+  }
+
+  async waitUntilReady() {
+    await this.page.waitForSelector(READY, { timeout: 20_000 });
+    await this.page.waitForLoadState('networkidle');
+  }
+
+  async close() {
+    await this.page.context().close();
+  }
+
+  title() {
+    return this.page.locator('h1').textContent();
+  }
+
+  /** data-testid values present in the page that start with `prefix`, in document order. */
+  testIds(prefix) {
+    return this.page
+      .locator(`[data-testid^="${prefix}"]`)
+      .evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')));
+  }
+
+  nodeIds() {
+    return this.testIds('node-');
+  }
+
+  linkIds() {
+    return this.testIds('link-');
+  }
+
+  /** Rendered size of a node box in CSS pixels. */
+  async nodeBox(id) {
+    return this.page.getByTestId(id).boundingBox();
+  }
+
+  /**
+   * Geometry of a link in SVG user units: its length, stroke, and whether its two ends
+   * touch the boxes of the nodes named in its id (link-FROM-TO).
+   */
+  linkGeometry(id) {
+    return this.page.getByTestId(id).evaluate((path, tolerance) => {
+      const [, from, to] = path.getAttribute('data-testid').split('-');
+      const box = (node) => document.querySelector(`[data-testid="node-${node}"]`).getBBox();
+      const near = (p, b) =>
+        p.x >= b.x - tolerance &&
+        p.x <= b.x + b.width + tolerance &&
+        p.y >= b.y - tolerance &&
+        p.y <= b.y + b.height + tolerance;
+      const length = path.getTotalLength();
+      const start = path.getPointAtLength(0);
+      const end = path.getPointAtLength(length);
+      const style = getComputedStyle(path);
+      return {
+        length,
+        stroke: style.stroke,
+        visible: style.visibility !== 'hidden' && style.display !== 'none',
+        startsAtFrom: near(start, box(from)),
+        endsAtTo: near(end, box(to)),
+      };
+    }, 8);
+  }
+
+  /** Width of the whole document, to detect horizontal scrolling. */
+  scrollWidth() {
+    return this.page.evaluate(() => document.documentElement.scrollWidth);
+  }
+
+  async screenshot(name) {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, name);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+}
