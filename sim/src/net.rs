@@ -220,7 +220,7 @@ fn short_outcome(o: &Outcome) -> String {
         ok => {
             let s = ok.to_string();
             s.strip_prefix("INSERT 0 ")
-                .map(|n| format!("{n} row"))
+                .map(|n| format!("{n} row{}", if n == "1" { "" } else { "s" }))
                 .unwrap_or(s)
         }
     }

@@ -1338,7 +1338,24 @@ impl World {
                 }
             };
             match act {
-                Call::Local(next) => input = next,
+                Call::Local(next) => {
+                    // The in-process map: no message, but the trace shows the lookup or the write.
+                    let key = h.req.key.map(|k| k.to_string()).unwrap_or_default();
+                    match &next {
+                        Input::Memory(found) => hs.push(Happening::Memory {
+                            node,
+                            key,
+                            hit: Some(found.is_some()),
+                        }),
+                        Input::Stored => hs.push(Happening::Memory {
+                            node,
+                            key,
+                            hit: None,
+                        }),
+                        _ => {}
+                    }
+                    input = next
+                }
                 Call::Redis(cmd) => {
                     return self.call(node, rid, NodeId::Redis, Payload::RedisCmd(cmd), hs)
                 }
