@@ -244,9 +244,6 @@ fn core_stays_independent_of_the_ui_world() {
         record(file, scan_source(&src));
     }
 
-    for line in &report {
-        eprintln!("{line}");
-    }
     assert!(
         report.is_empty(),
         "the simulation core must not depend on the UI world (see ARCHITECTURE.md, Invariants):\n{}",
