@@ -45,13 +45,15 @@ apt_install() {
   say "installing Debian packages: $* (apt-get)"
   run_logged apt-update as_root apt-get update
   run_logged "apt-install" as_root env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends "$@"
+    apt-get install -y "$@"
   installed+=("$*")
 }
 
 # --- Rust: wasm target -------------------------------------------------------------
 command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust with rustup first"
-if ! rustup target list --installed | grep -qx 'wasm32-unknown-unknown'; then
+# (Read the list first: `rustup … | grep -q` can fail under pipefail when grep exits early.)
+targets="$(rustup target list --installed)"
+if ! grep -qx 'wasm32-unknown-unknown' <<<"$targets"; then
   say "adding rustup target wasm32-unknown-unknown"
   run_logged rustup-target rustup target add wasm32-unknown-unknown
   installed+=("wasm32 target")
