@@ -1,201 +1,304 @@
-//! The root component and the first page: title, introduction and the system topology.
+//! The root component. It reads the outside world once (the URL, the
+//! browser's language, a random seed, motion and width preferences), builds
+//! the lab's state from it, and keeps the URL in step with the reader.
 
+use crate::lesson::{lesson, Lang};
+use crate::narrate::fill;
+use crate::params::{Notice, Params};
+use crate::ui::controls::{Faults, Picker, Playback, Switches};
+use crate::ui::panes::{BrokerPane, ClientPane, PostgresPane, ProcessorPane, RedisPane};
+use crate::ui::sequence::Sequence;
+use crate::ui::state::{Lab, Start, STEP_MS};
+use crate::ui::story::{Narration, Outcome};
+use crate::ui::topology::Topology;
+use idem_sim::scenario::{self, Toggle};
+use idem_sim::NodeId;
+use leptos::ev;
 use leptos::prelude::*;
+use std::time::Duration;
 
-/// The root of the page. `data-testid="app-ready"` appears once the wasm app has
-/// mounted; the end-to-end tests and `make bench` wait for it.
+/// Below this width the topology is drawn in portrait.
+const NARROW_PX: f64 = 700.0;
+
+/// The page. `data-testid="app-ready"` appears once the wasm app has mounted.
 #[component]
 pub fn App() -> impl IntoView {
+    let lab = Lab::new(read_start());
+    provide_context(lab);
+    sync_url(lab);
+    play_timer(lab);
+    keyboard(lab);
+    let on_resize = window_event_listener(ev::resize, move |_| lab.tall.set(is_narrow()));
+    on_cleanup(move || on_resize.remove());
+    Effect::new(move |_| {
+        let l = lesson(lab.lang.get());
+        document().set_title(l.title);
+        if let Some(html) = document().document_element() {
+            let _ = html.set_attribute("lang", l.lang.code());
+        }
+    });
+    // The page is built anew when the language changes, so every label is plain text.
+    move || {
+        lab.lang.track();
+        untrack(|| view! { <Page/> })
+    }
+}
+
+/// Everything on the page, in the current language.
+#[component]
+fn Page() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let ui = lab.ui();
+    let text = move || lesson(lab.lang.get_untracked());
+    let has = move |n: NodeId| lab.run.with(|r| r.scenario.nodes().contains(&n));
     view! {
-        <main class="page" data-testid="app-ready">
-            <header class="page__header">
-                <h1>"Idempotency Lab"</h1>
-                <p class="lead">
-                    "A payment request times out. Did the card get charged? The client cannot "
-                    "tell, so it retries, and a careless retry charges the customer twice. In "
-                    "this lab you send requests through a small payment system, inject "
-                    "timeouts, crashes and duplicate deliveries, and watch how an idempotency "
-                    "key turns a risky retry into a safe one."
+        <main class="page" class:embed=lab.embed data-testid="app-ready">
+            <Show when=move || !lab.embed>
+                <header class="page__header">
+                    <div class="page__title">
+                        <h1>{move || text().title}</h1>
+                        <LangSwitch/>
+                    </div>
+                    <p class="lead">{move || text().subtitle}</p>
+                </header>
+            </Show>
+            <Notices/>
+            <section class="lab" aria-labelledby="lab-title">
+                <div class="lab__head">
+                    <h2 id="lab-title" data-testid="scenario-title">
+                        {move || {
+                            text().scenario(lab.scenario.get()).map(|s| s.title).unwrap_or(lab.scenario.get())
+                        }}
+                    </h2>
+                    <Picker/>
+                </div>
+                <p class="summary-line">
+                    {move || text().scenario(lab.scenario.get()).map(|s| s.summary).unwrap_or("")}
                 </p>
-            </header>
-            <Topology/>
+                <div class="lab__grid">
+                    <div class="lab__main">
+                        <Topology/>
+                        <Playback/>
+                        <Narration/>
+                        <Faults/>
+                        <Switches/>
+                    </div>
+                    <div class="lab__side">
+                        <Outcome/>
+                        <Show when=move || has(NodeId::Client)>
+                            <ClientPane/>
+                        </Show>
+                        <Show when=move || has(NodeId::Redis)>
+                            <RedisPane/>
+                        </Show>
+                        <PostgresPane/>
+                        <Show when=move || has(NodeId::Processor)>
+                            <ProcessorPane/>
+                        </Show>
+                        <Show when=move || has(NodeId::Broker)>
+                            <BrokerPane/>
+                        </Show>
+                    </div>
+                    <div class="lab__seq">
+                        <Sequence/>
+                    </div>
+                </div>
+                <p class="hint muted">{ui.keyboard_hint}</p>
+            </section>
         </main>
     }
 }
 
-/// One box of the topology diagram, in SVG user units of a `0 0 400 300` viewBox.
-struct NodeSpec {
-    /// Short id: the test id is `node-{id}`.
-    id: &'static str,
-    /// Name, one entry per line.
-    title: &'static [&'static str],
-    /// Technology or role, drawn under the name in a muted style.
-    detail: &'static str,
-    /// CSS modifier for the node's role: `client`, `service`, `store` or `external`.
-    role: &'static str,
-    x: f32,
-    y: f32,
-    w: f32,
-    h: f32,
-}
-
-const NODES: [NodeSpec; 5] = [
-    NodeSpec {
-        id: "client",
-        title: &["Mobile App"],
-        detail: "client",
-        role: "client",
-        x: 125.0,
-        y: 4.0,
-        w: 150.0,
-        h: 58.0,
-    },
-    NodeSpec {
-        id: "api",
-        title: &["Payment API"],
-        detail: "service",
-        role: "service",
-        x: 125.0,
-        y: 110.0,
-        w: 150.0,
-        h: 58.0,
-    },
-    NodeSpec {
-        id: "redis",
-        title: &["Idempotency", "Store"],
-        detail: "Redis",
-        role: "store",
-        x: 2.0,
-        y: 218.0,
-        w: 122.0,
-        h: 78.0,
-    },
-    NodeSpec {
-        id: "postgres",
-        title: &["Payments", "Ledger"],
-        detail: "Postgres",
-        role: "store",
-        x: 139.0,
-        y: 218.0,
-        w: 122.0,
-        h: 78.0,
-    },
-    NodeSpec {
-        id: "processor",
-        title: &["Card", "Processor"],
-        detail: "external",
-        role: "external",
-        x: 276.0,
-        y: 218.0,
-        w: 122.0,
-        h: 78.0,
-    },
-];
-
-/// Directed links `(from, to)` by node id. The client talks only to the API.
-const LINKS: [(&str, &str); 4] = [
-    ("client", "api"),
-    ("api", "redis"),
-    ("api", "postgres"),
-    ("api", "processor"),
-];
-
-/// Space left between an arrowhead and the box it points at.
-const ARROW_GAP: f32 = 4.0;
-
-fn node(id: &str) -> &'static NodeSpec {
-    NODES
-        .iter()
-        .find(|n| n.id == id)
-        .expect("LINKS names only ids from NODES")
-}
-
-/// The five services of the lesson drawn as an SVG that scales to the page width.
+/// RU / EN buttons.
 #[component]
-fn Topology() -> impl IntoView {
-    let links = LINKS
-        .iter()
-        .map(|&(from, to)| {
-            let (a, b) = (node(from), node(to));
-            let d = format!(
-                "M {} {} L {} {}",
-                a.x + a.w / 2.0,
-                a.y + a.h,
-                b.x + b.w / 2.0,
-                b.y - ARROW_GAP
-            );
-            view! {
-                <path
-                    class="link"
-                    data-testid=format!("link-{from}-{to}")
-                    d=d
-                    marker-end="url(#arrowhead)"
-                />
-            }
-        })
-        .collect_view();
-
-    let nodes = NODES
-        .iter()
-        .map(|n| {
-            let cx = n.x + n.w / 2.0;
-            let lines = n.title.len() as f32;
-            // Vertically centre the name lines plus the detail line in the box.
-            let first = n.y + n.h / 2.0 - (lines * 18.0 + 16.0) / 2.0 + 14.0;
-            let title = n
-                .title
-                .iter()
-                .enumerate()
-                .map(|(i, line)| {
-                    view! { <tspan x=cx y=first + i as f32 * 18.0>{*line}</tspan> }
-                })
-                .collect_view();
-            view! {
-                <g class=format!("node node--{}", n.role) data-testid=format!("node-{}", n.id)>
-                    <rect x=n.x y=n.y width=n.w height=n.h rx="10"/>
-                    <text class="node__title" text-anchor="middle">{title}</text>
-                    <text
-                        class="node__detail"
-                        text-anchor="middle"
-                        x=cx
-                        y=first + lines * 18.0 + 2.0
-                    >
-                        {n.detail}
-                    </text>
-                </g>
-            }
-        })
-        .collect_view();
-
+fn LangSwitch() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let ui = lab.ui();
     view! {
-        <figure class="topology">
-            <svg
-                class="topology__svg"
-                viewBox="0 0 400 300"
-                role="img"
-                aria-labelledby="topology-title"
-            >
-                <title id="topology-title">
-                    "Mobile App calls Payment API; Payment API calls the Idempotency Store "
-                    "(Redis), the Payments Ledger (Postgres) and the Card Processor."
-                </title>
-                <defs>
-                    <marker
-                        id="arrowhead"
-                        viewBox="0 0 10 10"
-                        refX="9"
-                        refY="5"
-                        markerWidth="7"
-                        markerHeight="7"
-                        orient="auto-start-reverse"
-                    >
-                        <path class="arrowhead" d="M 0 0 L 10 5 L 0 10 z"/>
-                    </marker>
-                </defs>
-                <g class="links">{links}</g>
-                <g class="nodes">{nodes}</g>
-            </svg>
-            <figcaption>"The system you will break: one client, one API, three dependencies."</figcaption>
-        </figure>
+        <div class="lang" role="group" aria-label=ui.lang_switch>
+            {Lang::ALL
+                .into_iter()
+                .map(|l| {
+                    view! {
+                        <button
+                            data-testid=format!("lang-{}", l.code())
+                            aria-pressed=move || (lab.lang.get() == l).to_string()
+                            on:click=move |_| lab.lang.set(l)
+                            title=move || match l {
+                                Lang::Ru => ui.lang_ru_name,
+                                Lang::En => ui.lang_en_name,
+                            }
+                        >
+                            {move || match l {
+                                Lang::Ru => ui.lang_ru_short,
+                                Lang::En => ui.lang_en_short,
+                            }}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
     }
+}
+
+/// Fallback notices and refused commands, each dismissable.
+#[component]
+fn Notices() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <Show when=move || !lab.notices.with(|n| n.is_empty())>
+            <div class="notices" role="status" data-testid="notice">
+                {move || lab.notices.get().into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}
+                <button class="link" on:click=move |_| lab.notices.set(Vec::new())>
+                    "×"
+                </button>
+            </div>
+        </Show>
+    }
+}
+
+/// Reads the URL and the browser once, at start-up.
+fn read_start() -> Start {
+    let search = window().location().search().unwrap_or_default();
+    let (p, notices) = Params::parse(&search, random_seed());
+    let browser = window()
+        .navigator()
+        .language()
+        .and_then(|l| Lang::parse(&l))
+        .unwrap_or(Lang::En);
+    let lang = p.lang.unwrap_or(browser);
+    let ui = &lesson(lang).ui;
+    let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
+    let toggles = p.toggles(s.default_toggles());
+    let len = crate::ui::state::new_run(p.scenario, toggles, p.seed).len();
+    let mut texts: Vec<String> = notices
+        .iter()
+        .map(|n| match n {
+            Notice::UnknownScenario(v) => fill(ui.unknown_scenario, &[v]),
+            Notice::BadStep(v) => fill(ui.unknown_step, &[v]),
+            Notice::BadSeed(v) => fill(ui.bad_seed, &[v, &p.seed.to_string()]),
+            Notice::UnknownLang(v) => fill(ui.unknown_lang, &[v]),
+            Notice::BadSpeed(v) => fill(ui.bad_speed, &[v]),
+            Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[v]),
+            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[v]),
+        })
+        .collect();
+    let step = match p.step {
+        Some(k) if k > len => {
+            texts.push(fill(ui.unknown_step, &[&k.to_string()]));
+            0
+        }
+        Some(k) => k,
+        None => 0,
+    };
+    Start {
+        lang,
+        scenario: p.scenario,
+        toggles,
+        seed: p.seed,
+        step,
+        speed: p.speed,
+        embed: p.embed,
+        reduced_motion: media("(prefers-reduced-motion: reduce)"),
+        tall: is_narrow(),
+        notices: texts,
+    }
+}
+
+fn media(query: &str) -> bool {
+    window()
+        .match_media(query)
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+}
+
+fn is_narrow() -> bool {
+    window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w < NARROW_PX)
+}
+
+/// A seed for a run the URL did not pin, from the browser's random source.
+fn random_seed() -> u64 {
+    let mut b = [0u8; 4];
+    match getrandom::fill(&mut b) {
+        Ok(()) => u64::from(u32::from_le_bytes(b) % 1_000_000),
+        Err(_) => 1,
+    }
+}
+
+/// Keeps the address bar in step with what the reader sees, so a copied link restores it.
+fn sync_url(lab: Lab) {
+    Effect::new(move |_| {
+        let id = lab.scenario.get();
+        let Some(s) = scenario::by_id(id) else { return };
+        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+        let k = lab.cursor.get();
+        let p = Params {
+            scenario: id,
+            step: (k > 0).then_some(k),
+            seed: lab.seed.get(),
+            lang: Some(lab.lang.get()),
+            speed: lab.speed.get(),
+            embed: lab.embed,
+            on: Vec::new(),
+            off: Vec::new(),
+        };
+        let q = p.to_query(lab.toggles.get(), s.default_toggles(), &offered);
+        if let Ok(h) = window().history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&q));
+        }
+    });
+}
+
+/// Advances the run while playing, at the chosen speed.
+fn play_timer(lab: Lab) {
+    Effect::new(move |_| {
+        if !lab.playing.get() {
+            return;
+        }
+        let every = Duration::from_millis((STEP_MS / lab.speed.get()) as u64);
+        if let Ok(h) = set_interval_with_handle(move || lab.tick(), every) {
+            on_cleanup(move || h.clear());
+        }
+    });
+}
+
+/// Space plays or pauses; the arrow keys step. Keys typed into a control are left alone.
+fn keyboard(lab: Lab) {
+    let handle = window_event_listener(ev::keydown, move |e| {
+        let tag = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .map(|el| el.tag_name().to_ascii_lowercase())
+            .unwrap_or_default();
+        let native = matches!(tag.as_str(), "input" | "select" | "textarea")
+            || (tag == "button" && e.key() == " ")
+            || e.alt_key()
+            || e.ctrl_key()
+            || e.meta_key();
+        if native {
+            return;
+        }
+        match e.key().as_str() {
+            " " => {
+                e.prevent_default();
+                lab.toggle_play();
+            }
+            "ArrowRight" => {
+                e.prevent_default();
+                lab.playing.set(false);
+                lab.step_forward();
+            }
+            "ArrowLeft" => {
+                e.prevent_default();
+                lab.step_back();
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
 }

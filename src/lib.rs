@@ -1,4 +1,16 @@
 //! Idempotency Lab: the user interface of an interactive lesson on retries and
-//! idempotency. The simulation itself lives in the `idem-sim` crate (`sim/`).
+//! idempotency. The simulation itself lives in the `idem-sim` crate (`sim/`);
+//! this crate renders its state and trace and sends it the reader's commands.
+//!
+//! - [`app`]: the root component; reads the URL and the browser once.
+//! - [`ui`]: the lab's components and its state ([`ui::state::Lab`]).
+//! - [`lesson`]: every text of the page, in Russian and English, as data.
+//! - [`params`], [`narrate`], [`seqdiag`], [`layout`]: pure helpers, tested on the host.
 
 pub mod app;
+pub mod layout;
+pub mod lesson;
+pub mod narrate;
+pub mod params;
+pub mod seqdiag;
+pub mod ui;

@@ -18,6 +18,10 @@ const RU_LATIN_ALLOWED: &[&str] = &[
     "etcd",
     "Amazon DynamoDB",
     "HTTP",
+    "API {}",
+    "PSP",
+    "TTL",
+    "WHERE version = expected_version",
 ];
 
 /// What a string is, for the language checks.

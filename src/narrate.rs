@@ -1,0 +1,312 @@
+//! Narration: what a step did, in the reader's language. The simulation's
+//! trace says what happened as data; this turns it into sentences using the
+//! templates of the lesson's [`Ui`] text. It decides nothing about the run.
+
+use crate::lesson::Ui;
+use idem_sim::net::{dollars, LossCause};
+use idem_sim::scenario::Phase;
+use idem_sim::trace::{Cause, Happening, StepRecord};
+use idem_sim::world::{Belief, Command};
+use idem_sim::{Invariant, NodeId};
+
+/// Fills `{}` placeholders in order.
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    let mut args = args.iter();
+    while let Some(i) = rest.find("{}") {
+        out.push_str(&rest[..i]);
+        out.push_str(args.next().copied().unwrap_or(""));
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A node's name in the reader's language.
+pub fn node_name(ui: &Ui, n: NodeId) -> String {
+    match n {
+        NodeId::Client => ui.node_mobile_app.into(),
+        NodeId::Api(i) => fill(ui.node_api_instance, &[&((b'A' + i) as char).to_string()]),
+        NodeId::Redis => ui.node_redis.into(),
+        NodeId::Postgres => ui.node_postgres.into(),
+        NodeId::Processor => ui.node_processor.into(),
+        NodeId::Broker => ui.node_kafka.into(),
+        NodeId::Consumer => ui.node_consumer.into(),
+    }
+}
+
+/// A short node name for the diagram lanes.
+pub fn node_short(ui: &Ui, n: NodeId) -> String {
+    match n {
+        NodeId::Client => ui.short_client.into(),
+        NodeId::Api(i) => fill(ui.short_api, &[&((b'A' + i) as char).to_string()]),
+        NodeId::Redis => "Redis".into(),
+        NodeId::Postgres => "Postgres".into(),
+        NodeId::Processor => ui.short_processor.into(),
+        NodeId::Broker => "Kafka".into(),
+        NodeId::Consumer => ui.node_consumer.into(),
+    }
+}
+
+pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
+    match inv {
+        Invariant::AtMostOnceCharge => ui.inv_at_most_once_charge,
+        Invariant::LedgerMatchesCharges => ui.inv_ledger_matches_charges,
+        Invariant::LikesMatchOps => ui.inv_likes_equal_ops,
+        Invariant::BalanceMatches => ui.inv_balance_matches_debits,
+        Invariant::DefiniteAnswer => ui.inv_definite_answer,
+        Invariant::ResponseMatchesRequest => ui.inv_replay_same_request,
+    }
+}
+
+pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
+    match p {
+        Phase::Receive => ui.ph_receive,
+        Phase::CheckKey => ui.ph_check_key,
+        Phase::Claim => ui.ph_claim,
+        Phase::Lookup => ui.ph_lookup,
+        Phase::Takeover => ui.ph_takeover,
+        Phase::Charge => ui.ph_charge,
+        Phase::Begin => ui.ph_begin,
+        Phase::InsertPayment => ui.ph_insert_payment,
+        Phase::CompleteKey => ui.ph_complete_key,
+        Phase::Commit => ui.ph_commit,
+        Phase::StoreResponse => ui.ph_store_response,
+        Phase::Rollback => ui.ph_rollback,
+        Phase::Reply => ui.ph_reply,
+        Phase::Debit => ui.ph_debit,
+        Phase::ReadAccount => ui.ph_read_account,
+        Phase::InsertOp => ui.ph_insert_op,
+        Phase::Increment => ui.ph_increment,
+        Phase::UpdateStatus => ui.ph_update_status,
+        Phase::Publish => ui.ph_publish,
+        Phase::Consume => ui.ph_consume,
+        Phase::Dedup => ui.ph_dedup,
+        Phase::Apply => ui.ph_apply,
+        Phase::CommitOffset => ui.ph_commit_offset,
+    }
+}
+
+/// What the client believes, in words.
+pub fn belief_text(ui: &Ui, b: &Belief) -> String {
+    match b {
+        Belief::NotStarted => ui.belief_not_started.into(),
+        Belief::Waiting => ui.belief_waiting.into(),
+        Belief::Unknown => ui.belief_unknown.into(),
+        Belief::Succeeded(what) => format!("{} ({what})", ui.belief_succeeded),
+        Belief::Failed(status, code) => format!("{} ({status} {code})", ui.belief_failed),
+        Belief::Conflict => ui.belief_conflict.into(),
+        Belief::Reread { balance, version } => fill(
+            ui.belief_reread,
+            &[&balance.to_string(), &version.to_string()],
+        ),
+        Belief::GaveUp => ui.belief_gave_up.into(),
+    }
+}
+
+/// The sentences that explain a step, most important first.
+pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Cause::Command(c) = &rec.cause {
+        match c {
+            Command::LoseNextResponse => out.push(ui.n_cmd_lose_next.to_string()),
+            Command::Lose(m) => out.push(fill(ui.n_cmd_lose, &[&m.0.to_string()])),
+            Command::ParallelRetries(n) => out.push(fill(ui.n_cmd_parallel, &[&n.to_string()])),
+            Command::ExternalDebit { amount } => {
+                out.push(fill(ui.n_cmd_external, &[&dollars(*amount)]))
+            }
+            Command::Crash(_) | Command::Restart(_) | Command::AdvanceClock(_) => {}
+        }
+    }
+    let mut retry_said = false;
+    for h in &rec.happenings {
+        let s = match h {
+            Happening::Decisive => Some(ui.n_decisive.to_string()),
+            Happening::ClientSent { attempt, key, .. } => {
+                let key = key.clone().unwrap_or_else(|| ui.n_no_key.into());
+                if *attempt > 1 && !retry_said && !matches!(rec.cause, Cause::Command(_)) {
+                    retry_said = true;
+                    Some(fill(ui.n_client_retry, &[&attempt.to_string(), &key]))
+                } else if *attempt == 1 {
+                    Some(fill(ui.n_client_sends, &[&key]))
+                } else {
+                    None
+                }
+            }
+            Happening::ClientTimeout { attempt, .. } => {
+                Some(fill(ui.n_client_timeout, &[&attempt.to_string()]))
+            }
+            Happening::Lost {
+                label,
+                cause: LossCause::NodeDown,
+                ..
+            } => Some(fill(ui.n_lost_down, &[label])),
+            Happening::Lost { label, to, .. } => {
+                if *to == NodeId::Client {
+                    Some(fill(ui.n_lost_ack, &[label]))
+                } else {
+                    Some(fill(ui.n_lost, &[label]))
+                }
+            }
+            Happening::Delivered {
+                to: NodeId::Client,
+                label,
+                ..
+            } => Some(fill(ui.n_client_got, &[label])),
+            Happening::Duplicated { .. } => Some(ui.n_duplicated.to_string()),
+            Happening::Phase { node, phase, .. } if *phase != Phase::Reply => Some(format!(
+                "{} — {}.",
+                node_name(ui, *node),
+                phase_text(ui, *phase)
+            )),
+            Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
+            Happening::TxRollback { tx, crash: true } => {
+                Some(fill(ui.n_rollback_crash, &[&tx.to_string()]))
+            }
+            Happening::Charged {
+                charge,
+                amount,
+                replayed: false,
+                ..
+            } => Some(fill(ui.n_charged, &[&dollars(*amount), charge])),
+            Happening::Charged {
+                charge,
+                key,
+                replayed: true,
+                ..
+            } => Some(fill(
+                ui.n_charge_replayed,
+                &[key.as_deref().unwrap_or(""), charge],
+            )),
+            Happening::Responded {
+                node,
+                status,
+                replayed,
+            } => {
+                let why = match (status, replayed) {
+                    (_, true) => ui.n_status_replay,
+                    (400, _) => ui.n_status_400,
+                    (409, _) => ui.n_status_409,
+                    (422, _) => ui.n_status_422,
+                    (500..=599, _) => ui.n_status_5xx,
+                    _ => ui.n_status_ok,
+                };
+                Some(fill(
+                    ui.n_respond,
+                    &[&node_name(ui, *node), &status.to_string(), why],
+                ))
+            }
+            Happening::Belief { belief, .. } if !matches!(belief, Belief::Waiting) => {
+                Some(fill(ui.n_belief, &[&belief_text(ui, belief)]))
+            }
+            Happening::Crashed(n) => Some(fill(ui.n_crashed, &[&node_name(ui, *n)])),
+            Happening::Restarted(n) => Some(fill(ui.n_restarted, &[&node_name(ui, *n)])),
+            Happening::ClockAdvanced(d) => Some(fill(ui.n_clock, &[&d.to_string()])),
+            Happening::KeyExpired(k) => Some(fill(ui.n_key_expired, &[k])),
+            Happening::Appended {
+                msg_id,
+                duplicate: true,
+                ..
+            } => Some(fill(ui.n_append_dup, &[msg_id])),
+            Happening::Appended { msg_id, offset, .. } => {
+                Some(fill(ui.n_appended, &[msg_id, &offset.to_string()]))
+            }
+            Happening::OffsetCommitted(o) => Some(fill(ui.n_offset, &[&o.to_string()])),
+            Happening::Invariant { inv, holds } => {
+                let t = if *holds {
+                    ui.n_invariant_restored
+                } else {
+                    ui.n_invariant_broken
+                };
+                Some(fill(t, &[invariant_name(ui, *inv)]))
+            }
+            _ => None,
+        };
+        if let Some(s) = s {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(ui.n_nothing.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::{lesson, Lang};
+    use idem_sim::scenario::{self, Toggle};
+    use idem_sim::{Config, Run};
+
+    fn has_cyrillic(s: &str) -> bool {
+        s.chars().any(|c| ('\u{400}'..='\u{4FF}').contains(&c))
+    }
+
+    /// Every step of every scenario, with every toggle flipped, narrates in
+    /// both languages: English without Cyrillic, Russian with it.
+    #[test]
+    fn every_step_narrates_in_both_languages() {
+        for s in scenario::all() {
+            let mut configs = vec![s.default_toggles(), s.defended(), s.undefended()];
+            for (t, _) in &s.toggles {
+                configs.push(s.default_toggles().with(*t, !s.default_toggles().has(*t)));
+            }
+            for toggles in configs {
+                let run = Run::new(
+                    s.clone(),
+                    Config {
+                        toggles,
+                        seed: 3,
+                        random: Default::default(),
+                    },
+                );
+                for rec in &run.trace {
+                    let en = narrate(&lesson(Lang::En).ui, rec);
+                    let ru = narrate(&lesson(Lang::Ru).ui, rec);
+                    assert!(!en.is_empty() && !ru.is_empty());
+                    for line in &en {
+                        assert!(!has_cyrillic(line), "{}: {line}", s.id);
+                        assert!(!line.contains("{}"), "{}: unfilled {line}", s.id);
+                    }
+                    assert!(ru.iter().any(|l| has_cyrillic(l)), "{}: {ru:?}", s.id);
+                }
+            }
+        }
+        let _ = Toggle::ALL;
+    }
+
+    #[test]
+    fn the_lost_ack_and_the_second_charge_are_told() {
+        let s = scenario::by_id("naive-post").unwrap();
+        let run = Run::new(
+            s.clone(),
+            Config {
+                toggles: s.default_toggles(),
+                seed: 1,
+                random: Default::default(),
+            },
+        );
+        let ui = &lesson(Lang::En).ui;
+        let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, r)).collect();
+        assert!(all
+            .iter()
+            .any(|l| l.contains("201 pay_1") && l.contains(&fill(ui.n_lost_ack, &["201 pay_1"]))));
+        assert_eq!(
+            all.iter()
+                .filter(|l| l.starts_with(&fill(ui.n_charged, &["100.00", ""])[..20]))
+                .count(),
+            2
+        );
+        assert!(all.contains(&fill(ui.n_invariant_broken, &[ui.inv_at_most_once_charge])));
+    }
+
+    #[test]
+    fn fill_replaces_in_order_and_tolerates_missing_args() {
+        assert_eq!(fill("{} of {}", &["3", "9"]), "3 of 9");
+        assert_eq!(fill("{} and {}", &["x"]), "x and ");
+    }
+}

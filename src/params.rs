@@ -1,0 +1,245 @@
+//! The page's URL parameters: parsed once at the edge into typed values, and
+//! written back as the reader moves. Anything malformed falls back to a
+//! default and yields a [`Notice`] the page shows; nothing here panics.
+//!
+//! `?scenario=naive-post&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint&off=atomic-claim`
+
+use crate::lesson::Lang;
+use idem_sim::scenario::{self, Toggle, Toggles};
+
+/// Playback speeds offered, as multiples of the normal pace.
+pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+
+/// Everything the URL can say, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub scenario: &'static str,
+    /// The step to open at; `None`: the start.
+    pub step: Option<usize>,
+    pub seed: u64,
+    /// `None`: follow the browser.
+    pub lang: Option<Lang>,
+    pub speed: f64,
+    /// Only the visualization, for an iframe.
+    pub embed: bool,
+    /// Toggles switched on / off against the scenario's defaults.
+    pub on: Vec<Toggle>,
+    pub off: Vec<Toggle>,
+}
+
+/// A parameter that could not be used as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    UnknownScenario(String),
+    BadStep(String),
+    BadSeed(String),
+    UnknownLang(String),
+    BadSpeed(String),
+    UnknownToggle(String),
+    /// The scenario has no such toggle.
+    ToggleNotOffered(String),
+}
+
+impl Params {
+    /// Parses a query string (with or without the leading `?`). `seed` is used
+    /// when the URL has none.
+    pub fn parse(query: &str, seed: u64) -> (Params, Vec<Notice>) {
+        let first = scenario::ids()[0];
+        let mut p = Params {
+            scenario: first,
+            step: None,
+            seed,
+            lang: None,
+            speed: 1.0,
+            embed: false,
+            on: Vec::new(),
+            off: Vec::new(),
+        };
+        let mut notices = Vec::new();
+        let mut toggles: Vec<(String, bool)> = Vec::new();
+        for (k, v) in pairs(query) {
+            match k.as_str() {
+                "scenario" => match scenario::ids().into_iter().find(|id| *id == v) {
+                    Some(id) => p.scenario = id,
+                    None => notices.push(Notice::UnknownScenario(v)),
+                },
+                "step" => match v.parse::<usize>() {
+                    Ok(n) => p.step = Some(n),
+                    Err(_) => notices.push(Notice::BadStep(v)),
+                },
+                "seed" => match v.parse::<u64>() {
+                    Ok(n) => p.seed = n,
+                    Err(_) => notices.push(Notice::BadSeed(v)),
+                },
+                "lang" => match Lang::parse(&v) {
+                    Some(l) => p.lang = Some(l),
+                    None => notices.push(Notice::UnknownLang(v)),
+                },
+                "speed" => match v.parse::<f64>() {
+                    Ok(s) if SPEEDS.contains(&s) => p.speed = s,
+                    _ => notices.push(Notice::BadSpeed(v)),
+                },
+                "embed" => p.embed = v == "1" || v == "true",
+                "on" | "off" => {
+                    for t in v.split(',').filter(|t| !t.is_empty()) {
+                        toggles.push((t.to_string(), k == "on"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Toggles are checked against the scenario, once it is known.
+        let sc = scenario::by_id(p.scenario);
+        for (t, on) in toggles {
+            match Toggle::from_id(&t) {
+                None => notices.push(Notice::UnknownToggle(t)),
+                Some(tg) if !sc.as_ref().is_some_and(|s| s.offers(tg)) => {
+                    notices.push(Notice::ToggleNotOffered(t))
+                }
+                Some(tg) if on => p.on.push(tg),
+                Some(tg) => p.off.push(tg),
+            }
+        }
+        (p, notices)
+    }
+
+    /// Applies the URL's toggles to a scenario's defaults.
+    pub fn toggles(&self, defaults: Toggles) -> Toggles {
+        let t = self.on.iter().fold(defaults, |acc, t| acc.with(*t, true));
+        self.off.iter().fold(t, |acc, t| acc.with(*t, false))
+    }
+
+    /// The query string for this state (`?…`), listing toggles that differ from `defaults`.
+    pub fn to_query(&self, toggles: Toggles, defaults: Toggles, offered: &[Toggle]) -> String {
+        let mut q = format!("?scenario={}", self.scenario);
+        if let Some(s) = self.step {
+            q.push_str(&format!("&step={s}"));
+        }
+        q.push_str(&format!("&seed={}", self.seed));
+        if let Some(l) = self.lang {
+            q.push_str(&format!("&lang={}", l.code()));
+        }
+        if self.speed != 1.0 {
+            q.push_str(&format!("&speed={}", self.speed));
+        }
+        if self.embed {
+            q.push_str("&embed=1");
+        }
+        let diff = |want: bool| -> Vec<&'static str> {
+            offered
+                .iter()
+                .filter(|t| toggles.has(**t) == want && defaults.has(**t) != want)
+                .map(|t| t.id())
+                .collect()
+        };
+        let (on, off) = (diff(true), diff(false));
+        if !on.is_empty() {
+            q.push_str(&format!("&on={}", on.join(",")));
+        }
+        if !off.is_empty() {
+            q.push_str(&format!("&off={}", off.join(",")));
+        }
+        q
+    }
+}
+
+/// `a=1&b=%20x` → [("a","1"), ("b"," x")]. Malformed escapes are kept as text.
+fn pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|s| !s.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match u8::from_str_radix(
+                    std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"),
+                    16,
+                ) {
+                    Ok(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(q: &str) -> (Params, Vec<Notice>) {
+        Params::parse(q, 99)
+    }
+
+    #[test]
+    fn a_full_link_round_trips() {
+        let (p, n) = parse(
+            "?scenario=idempotency-key&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint",
+        );
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p.scenario, "idempotency-key");
+        assert_eq!(
+            (p.step, p.seed, p.lang, p.speed, p.embed),
+            (Some(12), 7, Some(Lang::Ru), 2.0, true)
+        );
+        let s = scenario::by_id("idempotency-key").unwrap();
+        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+        let q = p.to_query(
+            p.toggles(s.default_toggles()),
+            s.default_toggles(),
+            &offered,
+        );
+        assert_eq!(
+            q,
+            "?scenario=idempotency-key&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint"
+        );
+        assert_eq!(parse(&q).0, p);
+    }
+
+    #[test]
+    fn garbage_falls_back_with_a_notice_for_each_parameter() {
+        let (p, n) = parse("scenario=nope&step=-3&seed=x&lang=fr&speed=3&on=zzz,fingerprint");
+        assert_eq!(p.scenario, "naive-post");
+        assert_eq!((p.step, p.seed, p.lang, p.speed), (None, 99, None, 1.0));
+        assert_eq!(
+            n,
+            vec![
+                Notice::UnknownScenario("nope".into()),
+                Notice::BadStep("-3".into()),
+                Notice::BadSeed("x".into()),
+                Notice::UnknownLang("fr".into()),
+                Notice::BadSpeed("3".into()),
+                Notice::UnknownToggle("zzz".into()),
+                Notice::ToggleNotOffered("fingerprint".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn escapes_are_decoded_and_broken_ones_kept() {
+        assert_eq!(decode("a%20b+c"), "a b c");
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%zz"), "%zz");
+        let (_, n) = parse("scenario=%3Cscript%3E");
+        assert_eq!(n, vec![Notice::UnknownScenario("<script>".into())]);
+    }
+}

@@ -1,0 +1,8 @@
+//! The lab's components. Each reads the [`state::Lab`] from context.
+
+pub mod controls;
+pub mod panes;
+pub mod sequence;
+pub mod state;
+pub mod story;
+pub mod topology;

@@ -1,0 +1,244 @@
+//! The lab's state: which run is shown, at which step, how it plays. The
+//! simulation computes everything; this only keeps the reader's position in
+//! it and forwards the reader's commands to it.
+
+use crate::lesson::{lesson, Lang, Ui};
+use crate::narrate::fill;
+use idem_sim::scenario::{self, Toggle, Toggles};
+use idem_sim::trace::StepRecord;
+use idem_sim::{Command, Config, Run, World};
+use leptos::prelude::*;
+
+/// Milliseconds per step at 1× speed.
+pub const STEP_MS: f64 = 1100.0;
+
+/// Handles to the lab's signals. `Copy`, so every component and closure can hold one.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    pub lang: RwSignal<Lang>,
+    pub scenario: RwSignal<&'static str>,
+    pub toggles: RwSignal<Toggles>,
+    pub seed: RwSignal<u64>,
+    pub run: RwSignal<Run>,
+    /// Steps taken: 0 is the start, `run.len()` the end.
+    pub cursor: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    pub speed: RwSignal<f64>,
+    /// Progress (0..1) of the animated transition into the current step.
+    pub anim: RwSignal<f64>,
+    /// Notices for the reader: fallbacks from the URL, refused commands.
+    pub notices: RwSignal<Vec<String>>,
+    /// How many parallel copies the "parallel retries" button fires.
+    pub parallel_n: RwSignal<u32>,
+    /// Portrait layout for narrow screens.
+    pub tall: RwSignal<bool>,
+    pub embed: bool,
+    pub reduced_motion: bool,
+    /// The world after the current step, and after the one before.
+    pub world: Memo<World>,
+    pub prev: Memo<World>,
+    /// What the current step did (`None` at the start).
+    pub record: Memo<Option<StepRecord>>,
+    anim_gen: StoredValue<u32>,
+}
+
+/// What the page starts from, read at the edge.
+pub struct Start {
+    pub lang: Lang,
+    pub scenario: &'static str,
+    pub toggles: Toggles,
+    pub seed: u64,
+    pub step: usize,
+    pub speed: f64,
+    pub embed: bool,
+    pub reduced_motion: bool,
+    pub tall: bool,
+    pub notices: Vec<String>,
+}
+
+pub fn new_run(id: &str, toggles: Toggles, seed: u64) -> Run {
+    let s = scenario::by_id(id).unwrap_or_else(|| scenario::all().remove(0));
+    Run::new(
+        s,
+        Config {
+            toggles,
+            seed,
+            random: Default::default(),
+        },
+    )
+}
+
+impl Lab {
+    pub fn new(start: Start) -> Lab {
+        let run = RwSignal::new(new_run(start.scenario, start.toggles, start.seed));
+        let cursor = RwSignal::new(start.step.min(run.with_untracked(|r| r.len())));
+        let world = Memo::new(move |_| run.with(|r| r.state_at(cursor.get())));
+        let prev = Memo::new(move |_| run.with(|r| r.state_at(cursor.get().saturating_sub(1))));
+        let record = Memo::new(move |_| {
+            let k = cursor.get();
+            run.with(|r| {
+                if k == 0 {
+                    None
+                } else {
+                    r.trace.get(k - 1).cloned()
+                }
+            })
+        });
+        Lab {
+            lang: RwSignal::new(start.lang),
+            scenario: RwSignal::new(start.scenario),
+            toggles: RwSignal::new(start.toggles),
+            seed: RwSignal::new(start.seed),
+            run,
+            cursor,
+            playing: RwSignal::new(false),
+            speed: RwSignal::new(start.speed),
+            anim: RwSignal::new(1.0),
+            notices: RwSignal::new(start.notices),
+            parallel_n: RwSignal::new(3),
+            tall: RwSignal::new(start.tall),
+            embed: start.embed,
+            reduced_motion: start.reduced_motion,
+            world,
+            prev,
+            record,
+            anim_gen: StoredValue::new(0),
+        }
+    }
+
+    /// The UI text in the current language. Not reactive: the page is built
+    /// anew when the language changes (see `app::App`), so labels are plain text.
+    pub fn ui(&self) -> &'static Ui {
+        &lesson(self.lang.get_untracked()).ui
+    }
+
+    pub fn len(&self) -> usize {
+        self.run.with(|r| r.len())
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.cursor.get() >= self.len()
+    }
+
+    /// Moves to step `k`. One step forward glides; any other move jumps.
+    pub fn go(&self, k: usize) {
+        let k = k.min(self.run.with_untracked(|r| r.len()));
+        let from = self.cursor.get_untracked();
+        self.cursor.set(k);
+        self.anim_gen.update_value(|g| *g += 1);
+        if k == from + 1 && !self.reduced_motion {
+            self.anim.set(0.0);
+            let dur = (STEP_MS * 0.8 / self.speed.get_untracked()).clamp(120.0, 900.0);
+            animate(*self, self.anim_gen.get_value(), now_ms(), dur);
+        } else {
+            self.anim.set(1.0);
+        }
+    }
+
+    pub fn step_forward(&self) {
+        let k = self.cursor.get_untracked();
+        if k < self.run.with_untracked(|r| r.len()) {
+            self.go(k + 1);
+        }
+    }
+
+    pub fn step_back(&self) {
+        self.playing.set(false);
+        self.go(self.cursor.get_untracked().saturating_sub(1));
+    }
+
+    pub fn to_end(&self) {
+        self.playing.set(false);
+        self.go(usize::MAX);
+    }
+
+    /// A fresh run of the same scenario and toggles, from the start (the reader's commands are dropped).
+    pub fn restart(&self) {
+        self.playing.set(false);
+        self.rebuild(0);
+    }
+
+    pub fn toggle_play(&self) {
+        if self.playing.get_untracked() {
+            self.playing.set(false);
+        } else {
+            if self.cursor.get_untracked() >= self.run.with_untracked(|r| r.len()) {
+                self.go(0);
+            }
+            self.playing.set(true);
+        }
+    }
+
+    /// Called by the playback timer.
+    pub fn tick(&self) {
+        if self.cursor.get_untracked() >= self.run.with_untracked(|r| r.len()) {
+            self.playing.set(false);
+        } else {
+            self.step_forward();
+        }
+    }
+
+    /// Opens another scenario with its default toggles, at `step`.
+    pub fn open(&self, id: &'static str, step: usize) {
+        self.playing.set(false);
+        self.scenario.set(id);
+        let defaults = scenario::by_id(id)
+            .map(|s| s.default_toggles())
+            .unwrap_or_default();
+        self.toggles.set(defaults);
+        self.rebuild(step);
+    }
+
+    /// Flips a toggle: the run is computed again under the new configuration, at the same step.
+    pub fn set_toggle(&self, t: Toggle, on: bool) {
+        self.toggles.update(|ts| *ts = ts.with(t, on));
+        self.rebuild(self.cursor.get_untracked());
+    }
+
+    fn rebuild(&self, step: usize) {
+        let run = new_run(
+            self.scenario.get_untracked(),
+            self.toggles.get_untracked(),
+            self.seed.get_untracked(),
+        );
+        let len = run.len();
+        self.run.set(run);
+        self.anim.set(1.0);
+        self.cursor.set(step.min(len));
+    }
+
+    /// Applies a command at the current step; the future is replaced by its consequences.
+    pub fn command(&self, cmd: Command) {
+        let k = self.cursor.get_untracked();
+        let mut result = Ok(());
+        self.run.update(|r| result = r.apply_at(k, cmd));
+        match result {
+            Ok(()) => self.go(k + 1),
+            Err(e) => {
+                let msg = fill(
+                    lesson(self.lang.get_untracked()).ui.command_failed,
+                    &[&e.to_string()],
+                );
+                self.notices.update(|n| n.push(msg));
+            }
+        }
+    }
+}
+
+/// One frame of the glide into the current step.
+fn animate(lab: Lab, gen: u32, start: f64, dur: f64) {
+    request_animation_frame(move || {
+        if lab.anim_gen.try_get_value() != Some(gen) {
+            return;
+        }
+        let p = ((now_ms() - start) / dur).clamp(0.0, 1.0);
+        lab.anim.set(p);
+        if p < 1.0 {
+            animate(lab, gen, start, dur);
+        }
+    });
+}
+
+fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
