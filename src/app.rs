@@ -2,14 +2,12 @@
 //! browser's language, a random seed, motion and width preferences), builds
 //! the lab's state from it, and keeps the URL in step with the reader.
 
-use crate::lesson::{lesson, Lang};
+use crate::lesson::{names, ui, Lang};
 use crate::narrate::fill;
 use crate::params::{Notice, Params};
 use crate::ui::controls::{Faults, Picker, Playback, Switches};
-use crate::ui::panes::{BrokerPane, ClientPane, PostgresPane, ProcessorPane, RedisPane};
-use crate::ui::sequence::Sequence;
+use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
-use crate::ui::story::{Narration, Outcome};
 use crate::ui::topology::Topology;
 use idem_sim::scenario::{self, Toggle};
 use idem_sim::NodeId;
@@ -31,10 +29,10 @@ pub fn App() -> impl IntoView {
     let on_resize = window_event_listener(ev::resize, move |_| lab.tall.set(is_narrow()));
     on_cleanup(move || on_resize.remove());
     Effect::new(move |_| {
-        let l = lesson(lab.lang.get());
-        document().set_title(l.title);
+        let lang = lab.lang.get();
+        document().set_title(ui(lang).title);
         if let Some(html) = document().document_element() {
-            let _ = html.set_attribute("lang", l.lang.code());
+            let _ = html.set_attribute("lang", lang.code());
         }
     });
     // The page is built anew when the language changes, so every label is plain text.
@@ -49,17 +47,21 @@ pub fn App() -> impl IntoView {
 fn Page() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let text = move || lesson(lab.lang.get_untracked());
+    let name = move || {
+        names(lab.lang.get_untracked())
+            .iter()
+            .find(|n| n.id == lab.scenario.get())
+    };
     let has = move |n: NodeId| lab.run.with(|r| r.scenario.nodes().contains(&n));
     view! {
         <main class="page" class:embed=lab.embed data-testid="app-ready">
             <Show when=move || !lab.embed>
                 <header class="page__header">
                     <div class="page__title">
-                        <h1>{move || text().title}</h1>
+                        <h1>{ui.title}</h1>
                         <LangSwitch/>
                     </div>
-                    <p class="lead">{move || text().subtitle}</p>
+                    <p class="lead">{ui.subtitle}</p>
                 </header>
             </Show>
             <Notices/>
@@ -67,36 +69,36 @@ fn Page() -> impl IntoView {
                 <div class="lab__head">
                     <h2 id="lab-title" data-testid="scenario-title">
                         {move || {
-                            text().scenario(lab.scenario.get()).map(|s| s.title).unwrap_or(lab.scenario.get())
+                            name().map(|s| s.title).unwrap_or(lab.scenario.get())
                         }}
                     </h2>
                     <Picker/>
                 </div>
                 <p class="summary-line">
-                    {move || text().scenario(lab.scenario.get()).map(|s| s.summary).unwrap_or("")}
+                    {move || name().map(|s| s.summary).unwrap_or("")}
                 </p>
                 <div class="lab__grid">
                     <div class="lab__main">
                         <Topology/>
                         <Playback/>
-                        <Narration/>
+                        <StatePane pane=Pane::Narration/>
                         <Faults/>
                         <Switches/>
                     </div>
                     <div class="lab__side">
-                        <Outcome/>
+                        <StatePane pane=Pane::Outcome/>
                         <Show when=move || has(NodeId::Client)>
-                            <ClientPane/>
+                            <StatePane pane=Pane::Client/>
                         </Show>
                         <Show when=move || has(NodeId::Redis)>
-                            <RedisPane/>
+                            <StatePane pane=Pane::Redis/>
                         </Show>
-                        <PostgresPane/>
+                        <StatePane pane=Pane::Postgres/>
                         <Show when=move || has(NodeId::Processor)>
-                            <ProcessorPane/>
+                            <StatePane pane=Pane::Processor/>
                         </Show>
                         <Show when=move || has(NodeId::Broker)>
-                            <BrokerPane/>
+                            <StatePane pane=Pane::Broker/>
                         </Show>
                     </div>
                     <div class="lab__seq">
@@ -167,7 +169,7 @@ fn read_start() -> Start {
         .and_then(|l| Lang::parse(&l))
         .unwrap_or(Lang::En);
     let lang = p.lang.unwrap_or(browser);
-    let ui = &lesson(lang).ui;
+    let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
     let len = crate::ui::state::new_run(p.scenario, toggles, p.seed).len();

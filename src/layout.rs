@@ -25,150 +25,55 @@ impl Layout {
     pub fn new(nodes: &[NodeId], tall: bool) -> Layout {
         let apis: Vec<NodeId> = nodes.iter().copied().filter(|n| n.is_api()).collect();
         let pipeline = nodes.contains(&NodeId::Broker);
+        let at = |x: f64, y: f64, w: f64, h: f64| Place { x, y, w, h };
         let mut out = Vec::new();
-        let (width, height);
-        if tall {
-            // Top to bottom: client, API instances, the stores in a row.
-            width = 360.0;
-            height = 430.0;
-            let (w, h) = (104.0, 58.0);
-            if pipeline {
-                out.push((
-                    apis[0],
-                    Place {
-                        x: 180.0,
-                        y: 45.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Broker,
-                    Place {
-                        x: 180.0,
-                        y: 165.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Consumer,
-                    Place {
-                        x: 180.0,
-                        y: 280.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Postgres,
-                    Place {
-                        x: 180.0,
-                        y: 385.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-            } else {
-                out.push((
-                    NodeId::Client,
-                    Place {
-                        x: 180.0,
-                        y: 40.0,
-                        w: 150.0,
-                        h: 52.0,
-                    },
-                ));
-                spread(&apis, 180.0, 175.0, 150.0, &mut out, |x, y| Place {
-                    x,
-                    y,
-                    w: 132.0,
-                    h,
-                });
-                let stores = [NodeId::Redis, NodeId::Postgres, NodeId::Processor];
-                for (i, n) in stores.into_iter().enumerate() {
+        let (width, height) = if tall { (360.0, 450.0) } else { (700.0, 300.0) };
+        match (tall, pipeline) {
+            // Top to bottom: producer, broker, consumer, ledger.
+            (true, true) => {
+                out.push((apis[0], at(180.0, 45.0, 170.0, 60.0)));
+                out.push((NodeId::Broker, at(180.0, 165.0, 170.0, 60.0)));
+                out.push((NodeId::Consumer, at(180.0, 285.0, 170.0, 60.0)));
+                out.push((NodeId::Postgres, at(180.0, 400.0, 170.0, 70.0)));
+            }
+            // Top to bottom: the client, the API instances, the stores in a row.
+            (true, false) => {
+                out.push((NodeId::Client, at(180.0, 38.0, 170.0, 56.0)));
+                let gap = if apis.len() > 2 { 118.0 } else { 170.0 };
+                for (i, a) in apis.iter().enumerate() {
+                    let x = 180.0 + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
                     out.push((
-                        n,
-                        Place {
-                            x: 62.0 + 118.0 * i as f64,
-                            y: 355.0,
-                            w,
-                            h: 74.0,
-                        },
+                        *a,
+                        at(x, 170.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
                     ));
                 }
+                for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
+                    .into_iter()
+                    .enumerate()
+                {
+                    out.push((n, at(62.0 + 118.0 * i as f64, 380.0, 112.0, 110.0)));
+                }
             }
-        } else {
-            // Left to right: client, API instances, the stores in a column.
-            width = 760.0;
-            height = 320.0;
-            let h = 62.0;
-            if pipeline {
-                out.push((
-                    apis[0],
-                    Place {
-                        x: 95.0,
-                        y: 160.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Broker,
-                    Place {
-                        x: 290.0,
-                        y: 80.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Consumer,
-                    Place {
-                        x: 480.0,
-                        y: 160.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                out.push((
-                    NodeId::Postgres,
-                    Place {
-                        x: 665.0,
-                        y: 250.0,
-                        w: 170.0,
-                        h,
-                    },
-                ));
-            } else {
-                out.push((
-                    NodeId::Client,
-                    Place {
-                        x: 90.0,
-                        y: 160.0,
-                        w: 150.0,
-                        h,
-                    },
-                ));
-                let x = 355.0;
-                let step = if apis.len() > 2 { 85.0 } else { 110.0 };
-                spread_vertical(&apis, x, 160.0, step, &mut out, |x, y| Place {
-                    x,
-                    y,
-                    w: 150.0,
-                    h,
-                });
-                let stores = [NodeId::Redis, NodeId::Postgres, NodeId::Processor];
-                for (i, n) in stores.into_iter().enumerate() {
-                    out.push((
-                        n,
-                        Place {
-                            x: 655.0,
-                            y: 55.0 + 105.0 * i as f64,
-                            w: 190.0,
-                            h: 72.0,
-                        },
-                    ));
+            // Left to right: producer, broker, consumer, ledger.
+            (false, true) => {
+                out.push((apis[0], at(95.0, 150.0, 170.0, 64.0)));
+                out.push((NodeId::Broker, at(270.0, 55.0, 170.0, 64.0)));
+                out.push((NodeId::Consumer, at(440.0, 150.0, 170.0, 64.0)));
+                out.push((NodeId::Postgres, at(600.0, 245.0, 190.0, 72.0)));
+            }
+            // Left to right: the client, the API instances, the stores in a column.
+            (false, false) => {
+                out.push((NodeId::Client, at(85.0, 150.0, 150.0, 64.0)));
+                let gap = if apis.len() > 2 { 85.0 } else { 110.0 };
+                for (i, a) in apis.iter().enumerate() {
+                    let y = 150.0 + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
+                    out.push((*a, at(330.0, y, 160.0, 64.0)));
+                }
+                for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
+                    .into_iter()
+                    .enumerate()
+                {
+                    out.push((n, at(590.0, 50.0 + 100.0 * i as f64, 210.0, 80.0)));
                 }
             }
         }
@@ -241,36 +146,6 @@ fn edge(p: Place, tx: f64, ty: f64) -> (f64, f64) {
     (p.x + dx * s, p.y + dy * s)
 }
 
-fn spread(
-    nodes: &[NodeId],
-    cx: f64,
-    y: f64,
-    gap: f64,
-    out: &mut Vec<(NodeId, Place)>,
-    f: impl Fn(f64, f64) -> Place,
-) {
-    let n = nodes.len() as f64;
-    for (i, node) in nodes.iter().enumerate() {
-        let x = cx + (i as f64 - (n - 1.0) / 2.0) * gap;
-        out.push((*node, f(x, y)));
-    }
-}
-
-fn spread_vertical(
-    nodes: &[NodeId],
-    x: f64,
-    cy: f64,
-    gap: f64,
-    out: &mut Vec<(NodeId, Place)>,
-    f: impl Fn(f64, f64) -> Place,
-) {
-    let n = nodes.len() as f64;
-    for (i, node) in nodes.iter().enumerate() {
-        let y = cy + (i as f64 - (n - 1.0) / 2.0) * gap;
-        out.push((*node, f(x, y)));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,5 +187,47 @@ mod tests {
         assert!(links
             .iter()
             .all(|(a, b)| *a != NodeId::Client || b.is_api()));
+    }
+}
+
+/// Where a message is drawn at a moment of the glide between two steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MsgAt {
+    pub x: f64,
+    pub y: f64,
+    /// Delivered during this step and the glide is over: no longer drawn.
+    pub hidden: bool,
+    /// A lost message that reached the point where it breaks off.
+    pub broken: bool,
+}
+
+/// Where a lost message breaks off, as a fraction of its link.
+pub const BREAK_AT: f64 = 0.78;
+
+impl Layout {
+    /// Places a message at the displayed moment: virtual time runs from
+    /// `t0` (the step before) to `t1` (this step) as `anim` goes from 0 to 1.
+    /// `in_flight` tells whether it is still in flight after this step.
+    pub fn msg_at(
+        &self,
+        m: &idem_sim::net::Msg,
+        t0: u64,
+        t1: u64,
+        anim: f64,
+        in_flight: bool,
+    ) -> MsgAt {
+        let t = t0 as f64 + (t1 as f64 - t0 as f64) * anim;
+        let span = (m.arrives_at.0 as f64 - m.sent_at.0 as f64).max(1.0);
+        let p = ((t - m.sent_at.0 as f64) / span).clamp(0.0, 1.0);
+        let lost = matches!(m.fate, idem_sim::net::Fate::Lost(_));
+        let (x, y) = self
+            .along(m.from, m.to, if lost { p.min(BREAK_AT) } else { p })
+            .unwrap_or((0.0, 0.0));
+        MsgAt {
+            x,
+            y,
+            hidden: !in_flight && anim >= 1.0 && !lost,
+            broken: lost && p >= BREAK_AT,
+        }
     }
 }

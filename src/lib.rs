@@ -5,12 +5,15 @@
 //! - [`app`]: the root component; reads the URL and the browser once.
 //! - [`ui`]: the lab's components and its state ([`ui::state::Lab`]).
 //! - [`lesson`]: every text of the page, in Russian and English, as data.
-//! - [`params`], [`narrate`], [`seqdiag`], [`layout`]: pure helpers, tested on the host.
+//! - [`render`]: the state panes, narration, outcome and sequence diagram as markup.
+//! - [`params`], [`narrate`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
 
 pub mod app;
+pub mod html;
 pub mod layout;
 pub mod lesson;
 pub mod narrate;
 pub mod params;
+pub mod render;
 pub mod seqdiag;
 pub mod ui;

@@ -238,7 +238,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::{lesson, Lang};
+    use crate::lesson::{ui, Lang};
     use idem_sim::scenario::{self, Toggle};
     use idem_sim::{Config, Run};
 
@@ -265,8 +265,8 @@ mod tests {
                     },
                 );
                 for rec in &run.trace {
-                    let en = narrate(&lesson(Lang::En).ui, rec);
-                    let ru = narrate(&lesson(Lang::Ru).ui, rec);
+                    let en = narrate(ui(Lang::En), rec);
+                    let ru = narrate(ui(Lang::Ru), rec);
                     assert!(!en.is_empty() && !ru.is_empty());
                     for line in &en {
                         assert!(!has_cyrillic(line), "{}: {line}", s.id);
@@ -290,7 +290,7 @@ mod tests {
                 random: Default::default(),
             },
         );
-        let ui = &lesson(Lang::En).ui;
+        let ui = ui(Lang::En);
         let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, r)).collect();
         assert!(all
             .iter()

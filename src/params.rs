@@ -7,8 +7,24 @@
 use crate::lesson::Lang;
 use idem_sim::scenario::{self, Toggle, Toggles};
 
-/// Playback speeds offered, as multiples of the normal pace.
-pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+/// Playback speeds offered: how the URL and the menu write each, and the factor.
+pub const SPEEDS: [(&str, f64); 5] = [
+    ("0.25", 0.25),
+    ("0.5", 0.5),
+    ("1", 1.0),
+    ("2", 2.0),
+    ("4", 4.0),
+];
+
+/// The factor for a speed as written (`"0.5"`), if it is offered.
+pub fn speed_factor(s: &str) -> Option<f64> {
+    SPEEDS.iter().find(|(t, _)| *t == s).map(|(_, f)| *f)
+}
+
+/// How a speed factor is written.
+pub fn speed_text(f: f64) -> &'static str {
+    SPEEDS.iter().find(|(_, x)| *x == f).map_or("1", |(t, _)| t)
+}
 
 /// Everything the URL can say, validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,9 +91,9 @@ impl Params {
                     Some(l) => p.lang = Some(l),
                     None => notices.push(Notice::UnknownLang(v)),
                 },
-                "speed" => match v.parse::<f64>() {
-                    Ok(s) if SPEEDS.contains(&s) => p.speed = s,
-                    _ => notices.push(Notice::BadSpeed(v)),
+                "speed" => match speed_factor(&v) {
+                    Some(s) => p.speed = s,
+                    None => notices.push(Notice::BadSpeed(v)),
                 },
                 "embed" => p.embed = v == "1" || v == "true",
                 "on" | "off" => {
@@ -120,7 +136,7 @@ impl Params {
             q.push_str(&format!("&lang={}", l.code()));
         }
         if self.speed != 1.0 {
-            q.push_str(&format!("&speed={}", self.speed));
+            q.push_str(&format!("&speed={}", speed_text(self.speed)));
         }
         if self.embed {
             q.push_str("&embed=1");

@@ -5,7 +5,7 @@
 //! `UPDATE … WHERE` with rows affected, and a unique violation that aborts the
 //! transaction. Statements are values ([`Stmt`]) rendered as exact SQL.
 
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::fmt;
 
 /// A cell value.
@@ -388,7 +388,7 @@ pub struct Woken {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Db {
     pub tables: Vec<Table>,
-    sessions: BTreeMap<ConnId, Session>,
+    sessions: VecMap<ConnId, Session>,
     pub waiting: Vec<Waiting>,
     next_tx: u32,
 }
@@ -397,7 +397,7 @@ impl Db {
     pub fn new(tables: Vec<Table>) -> Db {
         Db {
             tables,
-            sessions: BTreeMap::new(),
+            sessions: VecMap::new(),
             waiting: Vec::new(),
             next_tx: 1,
         }

@@ -24,6 +24,7 @@ pub mod run;
 pub mod scenario;
 pub mod time;
 pub mod trace;
+pub mod vecmap;
 pub mod world;
 
 pub use invariant::Invariant;

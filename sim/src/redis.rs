@@ -2,7 +2,7 @@
 //! PX, DEL, INCR. Keys expire on the virtual clock.
 
 use crate::time::Millis;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::fmt;
 
 /// A command, rendered exactly as `redis-cli` would take it.
@@ -80,7 +80,7 @@ pub struct Entry {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Redis {
-    pub keys: BTreeMap<String, Entry>,
+    pub keys: VecMap<String, Entry>,
 }
 
 impl Redis {
@@ -136,7 +136,7 @@ impl Redis {
             }
             Cmd::Del(k) => Reply::Int(i64::from(self.keys.remove(k).is_some())),
             Cmd::Incr(k) => {
-                let e = self.keys.entry(k.clone()).or_insert(Entry {
+                let e = self.keys.get_or_insert_with(k.clone(), || Entry {
                     value: "0".into(),
                     expires_at: None,
                 });

@@ -16,7 +16,7 @@ use crate::scenario::{
 };
 use crate::time::Millis;
 use crate::trace::Happening;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -254,8 +254,8 @@ pub struct Handling {
 pub struct Api {
     pub up: bool,
     /// The in-process map of the in-memory-store pitfall (a HashMap in the narrative).
-    pub memory: BTreeMap<String, Stored>,
-    pub handling: BTreeMap<ReqId, Handling>,
+    pub memory: VecMap<String, Stored>,
+    pub handling: VecMap<ReqId, Handling>,
 }
 
 /// A charge at the card processor.
@@ -274,7 +274,7 @@ pub struct Charge {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Processor {
     pub charges: Vec<Charge>,
-    pub by_key: BTreeMap<String, usize>,
+    pub by_key: VecMap<String, usize>,
 }
 
 impl Processor {
@@ -302,7 +302,7 @@ pub struct Broker {
     /// The offset delivered and not yet committed.
     pub in_flight: Option<u64>,
     /// Highest sequence number appended per producer (idempotent producer).
-    pub last_seq: BTreeMap<u32, u32>,
+    pub last_seq: VecMap<u32, u32>,
     /// Offsets delivered so far, to spot a redelivery.
     pub delivered: Vec<u64>,
 }
@@ -389,10 +389,10 @@ pub struct World {
     pub config: Config,
     pub now: Millis,
     rng: Rng,
-    queue: BTreeMap<EventKey, Event>,
+    queue: VecMap<EventKey, Event>,
     seq: u64,
     /// Messages in flight, by id.
-    pub msgs: BTreeMap<MsgId, Msg>,
+    pub msgs: VecMap<MsgId, Msg>,
     next_msg: u32,
     /// Fault rules still armed.
     pub faults: Vec<FaultRule>,
@@ -408,16 +408,16 @@ pub struct World {
     pub producer: Producer,
     pub consumer: Consumer,
     /// Which node owns each database connection.
-    conns: BTreeMap<ConnId, NodeId>,
+    conns: VecMap<ConnId, NodeId>,
     /// Planned automatic restarts.
-    restarts: BTreeMap<NodeId, EventKey>,
+    restarts: VecMap<NodeId, EventKey>,
     producer_timer: Option<EventKey>,
     next_req: u32,
     next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
     pub intended_debits: i64,
     /// Each invariant's status after the last step.
-    pub invariants: BTreeMap<Invariant, bool>,
+    pub invariants: VecMap<Invariant, bool>,
     /// The decisive moment (a retry reaches the API, a duplicate races, a redelivery) has come.
     pub decisive: bool,
 }
@@ -429,9 +429,9 @@ impl World {
             config,
             now: Millis::ZERO,
             rng: Rng::new(config.seed),
-            queue: BTreeMap::new(),
+            queue: VecMap::new(),
             seq: 0,
-            msgs: BTreeMap::new(),
+            msgs: VecMap::new(),
             next_msg: 1,
             faults: scenario.faults.clone(),
             crashes_left: scenario.crashes.iter().map(|c| c.times).collect(),
@@ -440,8 +440,8 @@ impl World {
             apis: (0..scenario.apis)
                 .map(|_| Api {
                     up: true,
-                    memory: BTreeMap::new(),
-                    handling: BTreeMap::new(),
+                    memory: VecMap::new(),
+                    handling: VecMap::new(),
                 })
                 .collect(),
             lb: 0,
@@ -454,8 +454,8 @@ impl World {
                 up: true,
                 current: None,
             },
-            conns: BTreeMap::new(),
-            restarts: BTreeMap::new(),
+            conns: VecMap::new(),
+            restarts: VecMap::new(),
             producer_timer: None,
             next_req: 1,
             next_payment: 1,
@@ -551,7 +551,7 @@ impl World {
     /// the timeout of an attempt that was already answered, is skipped as part
     /// of the same step). Returns what happened (empty when quiet).
     pub fn step(&mut self) -> Vec<Happening> {
-        while let Some(k) = self.queue.keys().next().copied() {
+        while let Some(k) = self.queue.first_key().copied() {
             let hs = self.fire(k);
             if !hs.is_empty() {
                 return hs;

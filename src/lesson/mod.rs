@@ -64,16 +64,14 @@ impl Lang {
 #[derive(Debug)]
 pub struct Lesson {
     pub lang: Lang,
-    /// The page title (also the document title).
-    pub title: &'static str,
-    /// One line under the title.
-    pub subtitle: &'static str,
     /// A short paragraph before the sections.
     pub intro: &'static str,
     /// The prose sections, in page order; ids are [`SECTION_IDS`].
     pub sections: &'static [Section],
-    /// Every label of the interactive page.
-    pub ui: Ui,
+    /// Every label of the interactive page (also reachable alone through [`ui`]).
+    pub ui: &'static Ui,
+    /// Scenario titles and summaries, in [`SCENARIO_IDS`] order (also through [`names`]).
+    pub names: &'static [ScenarioName],
     /// One entry per scenario, in [`SCENARIO_IDS`] order.
     pub scenarios: &'static [ScenarioText],
     /// One predict-then-reveal question per scenario, in [`SCENARIO_IDS`] order.
@@ -83,6 +81,10 @@ pub struct Lesson {
 impl Lesson {
     pub fn section(&self, id: &str) -> Option<&'static Section> {
         self.sections.iter().find(|s| s.id == id)
+    }
+
+    pub fn name(&self, id: &str) -> Option<&'static ScenarioName> {
+        self.names.iter().find(|s| s.id == id)
     }
 
     pub fn scenario(&self, id: &str) -> Option<&'static ScenarioText> {
@@ -129,14 +131,21 @@ pub enum Block {
     Calculator,
 }
 
-/// The text of one scenario of the lab.
+/// A scenario's title and one-line summary, for the picker.
 #[derive(Debug)]
-pub struct ScenarioText {
+pub struct ScenarioName {
     /// One of [`SCENARIO_IDS`].
     pub id: &'static str,
     pub title: &'static str,
     /// One line, for the picker and for link previews.
     pub summary: &'static str,
+}
+
+/// The text of one scenario of the lab.
+#[derive(Debug)]
+pub struct ScenarioText {
+    /// One of [`SCENARIO_IDS`].
+    pub id: &'static str,
     /// Shown beside the running simulation.
     pub explain: &'static [Block],
     /// The handler's code, one line per entry, in execution order. Line indices are
@@ -201,7 +210,25 @@ pub fn is_pitfall(id: &str) -> bool {
     SCENARIO_IDS[SEED_SCENARIOS..].contains(&id)
 }
 
-/// The lesson in `lang`.
+/// The labels of the interactive page in `lang`. The page reads its text
+/// only through this and [`names`], so the prose is not compiled into the
+/// WebAssembly module until a page shows it.
+pub fn ui(lang: Lang) -> &'static Ui {
+    match lang {
+        Lang::Ru => &ru::UI,
+        Lang::En => &en::UI,
+    }
+}
+
+/// Scenario titles and summaries in `lang`, in [`SCENARIO_IDS`] order.
+pub fn names(lang: Lang) -> &'static [ScenarioName] {
+    match lang {
+        Lang::Ru => &ru::NAMES,
+        Lang::En => &en::NAMES,
+    }
+}
+
+/// The whole lesson in `lang`: prose, questions and labels.
 pub fn lesson(lang: Lang) -> &'static Lesson {
     match lang {
         Lang::Ru => &ru::LESSON,
@@ -230,6 +257,12 @@ macro_rules! ui_struct {
 }
 
 ui_struct! {
+    // The page.
+    /// The page title (also the document title).
+    title,
+    /// One line under the title.
+    subtitle,
+
     // Language switch.
     /// Accessible label of the language switch.
     lang_switch,
@@ -536,6 +569,8 @@ ui_struct! {
     committed_offset,
     tables_title,
     record_offset,
+    /// `{}` is how many copies.
+    parallel_n_retries,
     invariant_status,
 }
 

@@ -40,8 +40,6 @@ enum Kind {
 /// Every string of a lesson with its kind and a path for error messages.
 fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
     let mut out = Vec::new();
-    out.push(("title".to_string(), Kind::Prose, lesson.title));
-    out.push(("subtitle".to_string(), Kind::Prose, lesson.subtitle));
     out.push(("intro".to_string(), Kind::Prose, lesson.intro));
     for s in lesson.sections {
         out.push((format!("section {}", s.id), Kind::Id, s.id));
@@ -51,11 +49,13 @@ fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
     for (name, text) in lesson.ui.entries() {
         out.push((format!("ui.{name}"), Kind::Ui, text));
     }
+    for n in lesson.names {
+        out.push((format!("scenario {} title", n.id), Kind::Prose, n.title));
+        out.push((format!("scenario {} summary", n.id), Kind::Prose, n.summary));
+    }
     for sc in lesson.scenarios {
         let p = format!("scenario {}", sc.id);
         out.push((p.clone(), Kind::Id, sc.id));
-        out.push((format!("{p} title"), Kind::Prose, sc.title));
-        out.push((format!("{p} summary"), Kind::Prose, sc.summary));
         walk_blocks(&p, sc.explain, &mut out);
         for (i, line) in sc.code.iter().enumerate() {
             out.push((format!("{p} code[{i}]"), Kind::Code, line));

@@ -2,9 +2,9 @@
 //! Each control sends the lab a command; none decides anything itself.
 
 use super::state::Lab;
-use crate::lesson::{lesson, Ui, SCENARIO_IDS, SEED_SCENARIOS};
+use crate::lesson::{names, Ui, SCENARIO_IDS, SEED_SCENARIOS};
 use crate::narrate::{fill, node_name};
-use crate::params::SPEEDS;
+use crate::params::{speed_factor, SPEEDS};
 use idem_sim::scenario::{Toggle, ToggleKind};
 use idem_sim::{Command, Millis, NodeId};
 use leptos::prelude::*;
@@ -20,7 +20,7 @@ pub fn Picker() -> impl IntoView {
                 let id: &'static str = id;
                 view! {
                     <option value=id selected=move || lab.scenario.get() == id>
-                        {move || lesson(lab.lang.get()).scenario(id).map(|s| s.title).unwrap_or(id)}
+                        {names(lab.lang.get_untracked()).iter().find(|n| n.id == id).map(|n| n.title).unwrap_or(id)}
                     </option>
                 }
             })
@@ -62,7 +62,7 @@ pub fn Playback() -> impl IntoView {
                 aria-label=ui.back
                 title=ui.back
             >
-                "⏮"
+                "◀"
             </button>
             <button
                 class="primary"
@@ -71,7 +71,7 @@ pub fn Playback() -> impl IntoView {
                 aria-pressed=move || lab.playing.get().to_string()
                 aria-label=move || if lab.playing.get() { ui.pause } else { ui.play }
             >
-                {move || if lab.playing.get() { format!("⏸ {}", ui.pause) } else { format!("▶ {}", ui.play) }}
+                {move || if lab.playing.get() { format!("❚❚ {}", ui.pause) } else { format!("▶ {}", ui.play) }}
             </button>
             <button
                 data-testid="btn-step"
@@ -83,7 +83,7 @@ pub fn Playback() -> impl IntoView {
                 aria-label=ui.step
                 title=ui.step
             >
-                "⏭"
+                {format!("{} ▶", ui.step)}
             </button>
             <button
                 data-testid="btn-end"
@@ -92,7 +92,7 @@ pub fn Playback() -> impl IntoView {
                 aria-label=ui.to_end
                 title=ui.to_end
             >
-                "⏩"
+                "⇥"
             </button>
             <button
                 data-testid="btn-restart"
@@ -110,18 +110,18 @@ pub fn Playback() -> impl IntoView {
                 <select
                     data-testid="speed"
                     on:change=move |ev| {
-                        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(s) = speed_factor(&event_target_value(&ev)) {
                             lab.speed.set(s);
                         }
                     }
                 >
                     {SPEEDS
                         .iter()
-                        .map(|s| {
-                            let s = *s;
+                        .map(|(text, f)| {
+                            let f = *f;
                             view! {
-                                <option value=s.to_string() selected=move || lab.speed.get() == s>
-                                    {format!("{s}×")}
+                                <option value=*text selected=move || lab.speed.get() == f>
+                                    {format!("{text}×")}
                                 </option>
                             }
                         })
@@ -229,12 +229,36 @@ pub fn Faults() -> impl IntoView {
             >
                 {ui.advance_25h}
             </button>
+            <button data-testid="btn-copy-link" on:click=move |_| copy_link(lab)>
+                {ui.copy_link}
+            </button>
         </fieldset>
     }
 }
 
 fn parallel_label(ui: &Ui, n: u32) -> String {
-    format!("{} ×{n}", ui.parallel_retries)
+    fill(ui.parallel_n_retries, &[&n.to_string()])
+}
+
+/// Copies the page's address (kept in step with the state) to the clipboard.
+fn copy_link(lab: Lab) {
+    use wasm_bindgen::closure::Closure;
+    let ui = lab.ui();
+    let href = window().location().href().unwrap_or_default();
+    let say = move |msg: &'static str| {
+        Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
+            lab.notices.update(|n| n.push(msg.to_string()))
+        })
+    };
+    let (ok, failed) = (say(ui.link_copied), say(ui.copy_failed));
+    let _ = window()
+        .navigator()
+        .clipboard()
+        .write_text(&href)
+        .then2(&ok, &failed);
+    // Each runs at most once, after this function returns; the page keeps them.
+    ok.forget();
+    failed.forget();
 }
 
 /// The scenario's switches: defences, and the bugs and variants of its story.

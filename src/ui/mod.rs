@@ -2,7 +2,5 @@
 
 pub mod controls;
 pub mod panes;
-pub mod sequence;
 pub mod state;
-pub mod story;
 pub mod topology;

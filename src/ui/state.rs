@@ -2,7 +2,7 @@
 //! simulation computes everything; this only keeps the reader's position in
 //! it and forwards the reader's commands to it.
 
-use crate::lesson::{lesson, Lang, Ui};
+use crate::lesson::{ui, Lang, Ui};
 use crate::narrate::fill;
 use idem_sim::scenario::{self, Toggle, Toggles};
 use idem_sim::trace::StepRecord;
@@ -109,7 +109,7 @@ impl Lab {
     /// The UI text in the current language. Not reactive: the page is built
     /// anew when the language changes (see `app::App`), so labels are plain text.
     pub fn ui(&self) -> &'static Ui {
-        &lesson(self.lang.get_untracked()).ui
+        ui(self.lang.get_untracked())
     }
 
     pub fn len(&self) -> usize {
@@ -216,7 +216,7 @@ impl Lab {
             Ok(()) => self.go(k + 1),
             Err(e) => {
                 let msg = fill(
-                    lesson(self.lang.get_untracked()).ui.command_failed,
+                    ui(self.lang.get_untracked()).command_failed,
                     &[&e.to_string()],
                 );
                 self.notices.update(|n| n.push(msg));

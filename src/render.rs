@@ -1,0 +1,1033 @@
+//! The state panes, narration, outcome and sequence diagram as markup: pure
+//! functions of the simulation's world and trace and the UI text. They are
+//! tested on the host; `ui::panes` puts them on the page.
+
+use crate::html::{classes, num, tenths, Html};
+use crate::layout::Layout;
+use crate::lesson::Ui;
+use crate::narrate::node_name;
+use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
+use crate::seqdiag::{self, MarkKind};
+use idem_sim::db::Value;
+use idem_sim::net::{dollars, Msg, Payload};
+use idem_sim::scenario::{OpSpec, Scenario};
+use idem_sim::trace::{Happening, StepRecord};
+use idem_sim::world::Belief;
+use idem_sim::{Millis, NodeId, World};
+
+/// `23 h 59 min`, `59 s`: a TTL at a glance.
+pub fn short_duration(t: Millis) -> String {
+    let s = t.0 / 1000;
+    match (s / 3600, (s / 60) % 60, s % 60) {
+        (0, 0, s) => format!("{s} s"),
+        (0, m, s) => format!("{m} min {s} s"),
+        (h, m, _) => format!("{h} h {m} min"),
+    }
+}
+
+fn touched_redis_keys(rec: Option<&StepRecord>) -> Vec<String> {
+    rec.iter()
+        .flat_map(|r| r.happenings.iter())
+        .filter_map(|h| match h {
+            Happening::Redis { cmd, .. } => cmd.split_whitespace().nth(1).map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+fn head(h: &mut Html, title: &str, count: Option<(&str, String)>) {
+    h.open("h3", &[]).text(title);
+    if let Some((id, n)) = count {
+        h.el("span", &[("class", "count"), ("data-testid", id)], &n);
+    }
+    h.close("h3");
+}
+
+/// Redis: keys, values and TTL counting down on the virtual clock.
+pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
+    let mut h = Html::new();
+    head(
+        &mut h,
+        ui.pane_redis,
+        Some(("redis-keys", w.redis.keys.len().to_string())),
+    );
+    if w.redis.keys.is_empty() {
+        h.el("p", &[("class", "empty")], ui.no_keys);
+        return h.finish();
+    }
+    let touched = touched_redis_keys(rec);
+    h.open("ul", &[("class", "kv")]);
+    for (k, e) in w.redis.keys.iter() {
+        h.open(
+            "li",
+            &[("class", &classes(&[("changed", touched.contains(k))]))],
+        );
+        h.el("code", &[("class", "kv__key")], k);
+        h.el("code", &[("class", "kv__value")], &e.value);
+        if let Some(ttl) = w.redis.ttl(k, w.now) {
+            let text = format!("{} {}", ui.ttl, short_duration(ttl));
+            h.el(
+                "span",
+                &[("class", "kv__ttl"), ("data-ttl-ms", &ttl.0.to_string())],
+                &text,
+            );
+        }
+        h.close("li");
+    }
+    h.close("ul");
+    h.finish()
+}
+
+/// Postgres: every table with its unique indexes and rows; rows written at
+/// this step are highlighted, uncommitted ones marked with their transaction.
+pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
+    let touched: Vec<(&str, u32)> = rec
+        .iter()
+        .flat_map(|r| r.happenings.iter())
+        .flat_map(|h| match h {
+            Happening::Sql { touched, .. } => touched.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut h = Html::new();
+    head(&mut h, ui.pane_postgres, None);
+    let txs: Vec<String> =
+        w.db.open_transactions()
+            .map(|(_, tx)| fill(ui.open_tx, &[&tx.to_string()]))
+            .collect();
+    if !txs.is_empty() {
+        h.open(
+            "ul",
+            &[("class", "txs"), ("data-testid", "open-transactions")],
+        );
+        for t in &txs {
+            h.el("li", &[], t);
+        }
+        h.close("ul");
+    }
+    for t in &w.db.tables {
+        h.open("div", &[("class", "table"), ("data-table", t.name)]);
+        h.open("div", &[("class", "table__name")])
+            .el("code", &[], t.name);
+        h.open("ul", &[("class", "indexes")]);
+        for ix in &t.unique {
+            let cols: Vec<&str> = ix.columns.iter().map(|c| t.columns[*c]).collect();
+            let mut text = format!("{} ({})", ui.unique_index, cols.join(", "));
+            if !ix.present {
+                text = format!("{text} — {}", ui.index_absent);
+            }
+            h.el(
+                "li",
+                &[("class", if ix.present { "" } else { "absent" })],
+                &text,
+            );
+        }
+        h.close("ul").close("div");
+        h.open("div", &[("class", "table__scroll")])
+            .open("table", &[])
+            .open("thead", &[])
+            .open("tr", &[]);
+        for c in &t.columns {
+            h.el("th", &[], c);
+        }
+        h.close("tr").close("thead").open("tbody", &[]);
+        for r in &t.rows {
+            let (vals, pending) = match (&r.pending, &r.committed) {
+                (Some(p), c) => (p.values.as_ref().or(c.as_ref()), Some(p.tx)),
+                (None, c) => (c.as_ref(), None),
+            };
+            let deleted = r.pending.as_ref().is_some_and(|p| p.values.is_none());
+            let class = classes(&[
+                ("changed", touched.contains(&(t.name, r.id))),
+                ("pending", pending.is_some()),
+                ("deleted", deleted),
+            ]);
+            let title = pending
+                .map(|tx| format!("{} ({tx})", ui.uncommitted))
+                .unwrap_or_default();
+            h.open(
+                "tr",
+                &[
+                    ("class", &class),
+                    (if title.is_empty() { "" } else { "title" }, &title),
+                ],
+            );
+            for v in vals.into_iter().flatten() {
+                h.el("td", &[], &cell(v));
+            }
+            h.close("tr");
+        }
+        h.close("tbody").close("table");
+        if t.rows.is_empty() {
+            h.el("p", &[("class", "empty")], ui.no_rows);
+        }
+        h.close("div").close("div");
+    }
+    h.finish()
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Text(s) if s.chars().count() > 40 => {
+            format!("{}…", s.chars().take(40).collect::<String>())
+        }
+        v => v.to_string(),
+    }
+}
+
+/// The card processor: every charge, and the customer's statement.
+pub fn processor(ui: &Ui, w: &World) -> String {
+    let mut h = Html::new();
+    head(&mut h, ui.pane_processor, None);
+    if w.processor.charges.is_empty() {
+        h.el("p", &[("class", "empty")], ui.no_charges);
+        return h.finish();
+    }
+    h.el("p", &[("class", "statement__title")], ui.statement);
+    h.open("ul", &[("class", "statement")]);
+    for c in &w.processor.charges {
+        h.open(
+            "li",
+            &[("class", if c.at == w.now { "changed" } else { "" })],
+        );
+        h.el("code", &[], &c.id).el(
+            "span",
+            &[("class", "amount")],
+            &format!("−${}", dollars(c.amount)),
+        );
+        if let Some(k) = &c.key {
+            h.el("code", &[("class", "muted")], k);
+        }
+        h.close("li");
+    }
+    h.close("ul");
+    h.finish()
+}
+
+/// The broker's log and the consumer group's committed offset.
+pub fn broker(ui: &Ui, w: &World) -> String {
+    let mut h = Html::new();
+    head(&mut h, ui.pane_broker, None);
+    h.el("p", &[("class", "statement__title")], ui.broker_log);
+    h.open("ul", &[("class", "statement")]);
+    for r in &w.broker.log {
+        h.open(
+            "li",
+            &[(
+                "class",
+                if r.offset < w.broker.committed {
+                    "done"
+                } else {
+                    ""
+                },
+            )],
+        );
+        h.el(
+            "span",
+            &[("class", "muted")],
+            &format!("{} {}", ui.record_offset, r.offset),
+        );
+        h.el("code", &[], &r.msg_id)
+            .el("span", &[], &format!("−${}", dollars(r.amount)));
+        h.close("li");
+    }
+    h.close("ul");
+    h.el(
+        "p",
+        &[("class", "muted")],
+        &fill(ui.committed_offset, &[&w.broker.committed.to_string()]),
+    );
+    h.finish()
+}
+
+/// A stable, language-neutral name for a belief (for tests and styling).
+pub fn belief_id(b: &Belief) -> &'static str {
+    match b {
+        Belief::NotStarted => "not-started",
+        Belief::Waiting => "waiting",
+        Belief::Unknown => "unknown",
+        Belief::Succeeded(_) => "succeeded",
+        Belief::Failed(..) => "failed",
+        Belief::Conflict => "conflict",
+        Belief::Reread { .. } => "reread",
+        Belief::GaveUp => "gave-up",
+    }
+}
+
+/// The phone: what the user sees, beside what the app believes and what really happened.
+pub fn client(ui: &Ui, w: &World) -> String {
+    let i = w
+        .client
+        .current
+        .unwrap_or(0)
+        .min(w.client.ops.len().saturating_sub(1));
+    let mut h = Html::new();
+    head(&mut h, ui.pane_client, None);
+    let Some(op) = w.client.ops.get(i) else {
+        return h.finish();
+    };
+    let (screen, mode) = match &op.belief {
+        Belief::NotStarted => (String::new(), "idle"),
+        Belief::Waiting | Belief::Unknown | Belief::Conflict => {
+            (ui.screen_spinner.to_string(), "spinner")
+        }
+        Belief::Succeeded(what) => match op.spec {
+            OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. } => {
+                (ui.screen_receipt.replace("100.00", &dollars(a)), "receipt")
+            }
+            _ => (format!("✓ {what}"), "receipt"),
+        },
+        Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
+        Belief::Failed(..) | Belief::GaveUp => (ui.screen_failed.to_string(), "failed"),
+    };
+    h.open("div", &[("class", "phone"), ("data-screen", mode)])
+        .open("div", &[("class", "phone__screen")]);
+    h.el(
+        "span",
+        &[("class", "phone__spinner"), ("aria-hidden", "true")],
+        "",
+    );
+    h.el("span", &[("data-testid", "phone-screen")], &screen);
+    h.close("div").close("div");
+    h.open("dl", &[("class", "facts")]);
+    h.el("dt", &[], ui.client_belief);
+    h.el(
+        "dd",
+        &[
+            ("data-testid", "client-belief"),
+            ("data-belief", belief_id(&op.belief)),
+        ],
+        &belief_text(ui, &op.belief),
+    );
+    if let Some(k) = op.key {
+        let uuid = w.client.keys.get(k.0).cloned().unwrap_or_default();
+        h.el("dt", &[], "Idempotency-Key");
+        h.open("dd", &[])
+            .el("code", &[("title", &uuid)], &format!("{k} = {uuid}"))
+            .close("dd");
+    }
+    if w.scenario.nodes().contains(&NodeId::Processor) {
+        let charges: Vec<i64> = w
+            .processor
+            .charges
+            .iter()
+            .filter(|c| c.op == i)
+            .map(|c| c.amount)
+            .collect();
+        let text = fill(
+            ui.truth_charges,
+            &[&charges.len().to_string(), &dollars(charges.iter().sum())],
+        );
+        h.el("dt", &[], ui.truth_title);
+        h.el(
+            "dd",
+            &[
+                ("class", if charges.len() > 1 { "bad" } else { "" }),
+                ("data-testid", "truth"),
+            ],
+            &text,
+        );
+    }
+    h.close("dl");
+    h.finish()
+}
+
+/// The numbers that matter for this scenario, and each invariant's status.
+pub fn outcome(ui: &Ui, w: &World) -> String {
+    let s: &Scenario = &w.scenario;
+    let mut h = Html::new();
+    head(&mut h, ui.pane_outcome, None);
+    if let Some(expected) = s.expected_charge {
+        let total = w.processor.total();
+        h.open(
+            "p",
+            &[(
+                "class",
+                if total > expected {
+                    "summary bad"
+                } else {
+                    "summary"
+                },
+            )],
+        );
+        h.text(&format!("{}: ", ui.customer_charged));
+        h.el(
+            "strong",
+            &[("data-testid", "customer-charged")],
+            &format!("${}", dollars(total)),
+        );
+        h.text(&format!(
+            " — {} ${}",
+            ui.expected.to_lowercase(),
+            dollars(expected)
+        ));
+        h.close("p");
+    }
+    h.open("dl", &[("class", "numbers")]);
+    let mut num = |label: &str, id: &str, v: String| {
+        h.el("dt", &[], label).el("dd", &[("data-testid", id)], &v);
+    };
+    if s.expected_charge.is_some() {
+        num(
+            ui.charges_at_processor,
+            "charge-count",
+            w.processor.charges.len().to_string(),
+        );
+    }
+    if let Some(t) = w.db.table("payments") {
+        num(
+            ui.ledger_rows,
+            "ledger-rows",
+            t.committed_count().to_string(),
+        );
+    }
+    if w.db.table("accounts").is_some() {
+        num(
+            ui.balance,
+            "account-balance",
+            w.int_cell("accounts", "balance").unwrap_or(0).to_string(),
+        );
+        num(
+            ui.version,
+            "account-version",
+            w.int_cell("accounts", "version").unwrap_or(0).to_string(),
+        );
+    }
+    if w.db.table("posts").is_some() {
+        num(
+            ui.likes,
+            "post-likes",
+            w.int_cell("posts", "likes").unwrap_or(0).to_string(),
+        );
+    }
+    if let Some(t) = w.db.table("orders") {
+        let status = t
+            .committed_rows()
+            .next()
+            .map(|r| r[1].to_string())
+            .unwrap_or_default();
+        num(ui.order_status, "order-status", status);
+    }
+    h.close("dl");
+    let all = w.all_hold();
+    let (word, id) = if all {
+        (ui.holds, "holds")
+    } else {
+        (ui.violated, "violated")
+    };
+    h.open("h4", &[]).text(&format!("{} ", ui.pane_invariants));
+    h.el(
+        "span",
+        &[
+            ("class", if all { "status" } else { "status bad" }),
+            ("data-testid", "invariant-status"),
+            ("data-status", id),
+        ],
+        word,
+    );
+    h.close("h4");
+    h.open("ul", &[("class", "invariants")]);
+    for (inv, holds) in w.invariants.iter() {
+        let tid = format!("inv-{}", inv.id());
+        h.open(
+            "li",
+            &[
+                ("class", if *holds { "" } else { "bad" }),
+                ("data-testid", &tid),
+            ],
+        );
+        h.el("span", &[("class", "dot"), ("aria-hidden", "true")], "");
+        h.text(&format!("{}: ", invariant_name(ui, *inv)));
+        h.el("strong", &[], if *holds { ui.holds } else { ui.violated });
+        h.close("li");
+    }
+    h.close("ul");
+    h.finish()
+}
+
+/// The step explained, with the exact command it ran and its result.
+/// `w` is the world after the step (it still holds the messages the step sent).
+pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
+    let mut h = Html::new();
+    h.open(
+        "div",
+        &[("class", "narration"), ("data-testid", "narration-text")],
+    );
+    let lines = match rec {
+        Some(r) => narrate(ui, r),
+        None => vec![ui.n_start.to_string()],
+    };
+    for l in &lines {
+        h.el("p", &[], l);
+    }
+    h.close("div");
+    let command = rec.and_then(|r| {
+        if let Some((cmd, result)) = r.command() {
+            return Some(format!("{cmd}\n→ {result}"));
+        }
+        r.happenings.iter().find_map(|h| match h {
+            Happening::Sent {
+                msg,
+                kind: "request",
+                ..
+            } => w.msgs.get(msg).and_then(|m| match &m.payload {
+                p @ Payload::Request(_) => p.command(),
+                _ => None,
+            }),
+            _ => None,
+        })
+    });
+    if let Some(c) = command {
+        h.open(
+            "pre",
+            &[("class", "command"), ("data-testid", "step-command")],
+        )
+        .el("code", &[], &c)
+        .close("pre");
+    }
+    h.finish()
+}
+
+/// The node's name in test ids: the first API instance is plain `api`.
+fn test_slug(n: NodeId) -> String {
+    match n {
+        NodeId::Api(0) => "api".into(),
+        n => n.slug(),
+    }
+}
+
+/// A small line icon per node type, 22 × 22 units.
+fn icon(n: NodeId) -> &'static str {
+    match n {
+        NodeId::Client => {
+            "M6 1h10a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V3a2 2 0 0 1 2-2zM9 18h4"
+        }
+        NodeId::Api(_) | NodeId::Consumer => {
+            "M2 3h18v7H2zM2 12h18v7H2zM6 6.5h.5M6 15.5h.5M10 6.5h6M10 15.5h6"
+        }
+        NodeId::Redis => "M8 14a5 5 0 1 1 3.5-1.5L20 21M16 17l2-2M18 19l2-2",
+        NodeId::Postgres => {
+            "M3 5c0-2 16-2 16 0v12c0 2-16 2-16 0zM3 5c0 2 16 2 16 0M3 11c0 2 16 2 16 0"
+        }
+        NodeId::Processor => "M1 5h20v13H1zM1 9h20M4 14h5",
+        NodeId::Broker => "M2 4h18M2 9h18M2 14h18M2 19h12",
+    }
+}
+
+/// Splits a name into lines of at most `width` characters, at spaces.
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in s.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// Nodes that did something at this step (they pulse).
+fn busy(rec: Option<&StepRecord>) -> Vec<NodeId> {
+    rec.iter()
+        .flat_map(|r| r.happenings.iter())
+        .filter_map(|h| match h {
+            Happening::Phase { node, .. } => Some(*node),
+            Happening::Redis { .. } => Some(NodeId::Redis),
+            Happening::Sql { .. } | Happening::SqlWaits { .. } => Some(NodeId::Postgres),
+            Happening::Charged { .. } => Some(NodeId::Processor),
+            Happening::Appended { .. } | Happening::OffsetCommitted(_) => Some(NodeId::Broker),
+            Happening::ClientSent { .. }
+            | Happening::ClientTimeout { .. }
+            | Happening::Belief { .. } => Some(NodeId::Client),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The messages drawn between two steps: those in flight before or after this step, once.
+pub fn messages(prev: &World, w: &World) -> Vec<Msg> {
+    let mut v: Vec<Msg> = prev.msgs.values().cloned().collect();
+    v.extend(
+        w.msgs
+            .values()
+            .filter(|m| !prev.msgs.contains_key(&m.id))
+            .cloned(),
+    );
+    v
+}
+
+/// The topology as SVG: links, nodes (busy ones pulse, crashed ones are
+/// down), and every message at its place for the displayed moment `anim`.
+pub fn topology(
+    ui: &Ui,
+    l: &Layout,
+    prev: &World,
+    w: &World,
+    rec: Option<&StepRecord>,
+    anim: f64,
+) -> String {
+    let n = num;
+    let mut h = Html::new();
+    let vb = format!("0 0 {} {}", n(l.width), n(l.height));
+    h.open(
+        "svg",
+        &[
+            ("viewBox", &vb),
+            ("role", "img"),
+            ("aria-label", ui.lab_title),
+        ],
+    );
+    h.open("g", &[("class", "links")]);
+    for (a, b) in l.links() {
+        if let (Some((x1, y1)), Some((x2, y2))) = (l.along(a, b, 0.0), l.along(a, b, 1.0)) {
+            let id = format!("link-{}-{}", test_slug(a), test_slug(b));
+            let (x1, y1, x2, y2) = (n(x1), n(y1), n(x2), n(y2));
+            h.void(
+                "line",
+                &[
+                    ("class", "link"),
+                    ("data-testid", &id),
+                    ("x1", &x1),
+                    ("y1", &y1),
+                    ("x2", &x2),
+                    ("y2", &y2),
+                ],
+            );
+        }
+    }
+    h.close("g").open("g", &[("class", "nodes")]);
+    let busy = busy(rec);
+    for (node, p) in &l.nodes {
+        let kind = match node {
+            NodeId::Client => "client",
+            NodeId::Api(_) => "api",
+            NodeId::Redis | NodeId::Postgres => "store",
+            NodeId::Processor => "external",
+            NodeId::Broker | NodeId::Consumer => "service",
+        };
+        let up = w.is_up(*node);
+        let class = format!(
+            "node node--{kind} {}",
+            classes(&[("busy", busy.contains(node)), ("down", !up)])
+        );
+        let tid = format!("node-{}", test_slug(*node));
+        h.open(
+            "g",
+            &[
+                ("class", &class),
+                ("data-testid", &tid),
+                ("data-node", &node.slug()),
+            ],
+        );
+        let (x, y) = (p.x - p.w / 2.0, p.y - p.h / 2.0);
+        h.void(
+            "rect",
+            &[
+                ("class", "node__box"),
+                ("x", &n(x)),
+                ("y", &n(y)),
+                ("width", &n(p.w)),
+                ("height", &n(p.h)),
+                ("rx", "10"),
+            ],
+        );
+        let full = node_name(ui, *node);
+        let (title, detail) = match full.split_once(" (") {
+            Some((a, b)) => (a.to_string(), b.trim_end_matches(')').to_string()),
+            None => (full.clone(), String::new()),
+        };
+        let detail = if up {
+            detail
+        } else {
+            format!("✕ {}", ui.node_down)
+        };
+        // A narrow box stacks icon and text, centred; a wide one puts the icon at the left.
+        let narrow = p.w < 130.0;
+        let name_class = if narrow {
+            "node__name node__name--small"
+        } else {
+            "node__name"
+        };
+        let per_line = if narrow {
+            14
+        } else {
+            ((p.w - 44.0) / 8.0) as usize
+        };
+        let mut lines = wrap(&title, per_line);
+        lines.truncate(2);
+        let (tx, anchor, top) = if narrow {
+            (p.x, "middle", y + 34.0)
+        } else {
+            (x + 36.0, "start", p.y - 8.0 * lines.len() as f64 + 4.0)
+        };
+        let tr = if narrow {
+            format!("translate({} {})", n(p.x - 11.0), n(y + 6.0))
+        } else {
+            format!("translate({} {})", n(x + 8.0), n(p.y - 11.0))
+        };
+        h.void(
+            "path",
+            &[
+                ("class", "node__icon"),
+                ("transform", &tr),
+                ("d", icon(*node)),
+            ],
+        );
+        for (i, line) in lines.iter().enumerate() {
+            let ly = n(top + 15.0 * i as f64);
+            h.el(
+                "text",
+                &[
+                    ("class", name_class),
+                    ("x", &n(tx)),
+                    ("y", &ly),
+                    ("text-anchor", anchor),
+                ],
+                line,
+            );
+        }
+        let dy = n(top + 15.0 * lines.len() as f64 + 1.0);
+        h.el(
+            "text",
+            &[
+                ("class", "node__detail"),
+                ("x", &n(tx)),
+                ("y", &dy),
+                ("text-anchor", anchor),
+            ],
+            &detail,
+        );
+        h.close("g");
+    }
+    h.close("g").open("g", &[("class", "msgs")]);
+    for m in messages(prev, w) {
+        let at = l.msg_at(&m, prev.now.0, w.now.0, anim, w.msgs.contains_key(&m.id));
+        let label = m.payload.label();
+        let class = format!(
+            "msg msg--{} {}",
+            m.payload.kind(),
+            classes(&[("msg--lost", at.broken), ("hidden", at.hidden)])
+        );
+        let tr = format!("translate({} {})", tenths(at.x), tenths(at.y));
+        let id = m.id.0.to_string();
+        h.open(
+            "g",
+            &[
+                ("class", &class),
+                ("data-testid", "msg"),
+                ("data-msg", &id),
+                ("transform", &tr),
+            ],
+        );
+        h.el("title", &[], &label);
+        h.void("circle", &[("class", "msg__dot"), ("r", "6")]);
+        // The tag sits right of the dot, or left of it near the right edge.
+        let w_tag = 8.0 + 6.4 * label.chars().count() as f64;
+        let mid = l.along(m.from, m.to, 0.5).map_or(0.0, |(x, _)| x);
+        let dx = if mid + w_tag + 12.0 > l.width {
+            -(w_tag + 9.0)
+        } else {
+            9.0
+        };
+        h.open(
+            "g",
+            &[
+                ("class", "msg__tag"),
+                ("transform", &format!("translate({} -9)", n(dx))),
+            ],
+        );
+        let w_px = n(w_tag);
+        h.void(
+            "rect",
+            &[
+                ("class", "msg__pill"),
+                ("x", "0"),
+                ("y", "-11"),
+                ("width", &w_px),
+                ("height", "16"),
+                ("rx", "8"),
+            ],
+        );
+        h.el(
+            "text",
+            &[("class", "msg__label"), ("x", "4"), ("y", "1")],
+            &label,
+        );
+        h.close("g");
+        h.el("text", &[("class", "msg__x"), ("x", "-5"), ("y", "5")], "✕");
+        h.close("g");
+    }
+    h.close("g").close("svg");
+    h.finish()
+}
+
+const LANE_W: f64 = 70.0;
+const ROW_H: f64 = 22.0;
+const TOP: f64 = 34.0;
+
+/// Where the sequence diagram draws step `k` (for scrolling it into view).
+pub fn sequence_y(k: usize) -> f64 {
+    TOP + ROW_H * k as f64
+}
+
+/// The sequence diagram as SVG: a lane per node, an arrow per message, the
+/// current step highlighted. Arrows carry `data-step` for click-to-jump.
+pub fn sequence(ui: &Ui, trace: &[StepRecord], nodes: &[NodeId], cursor: usize) -> String {
+    let (arrows, marks) = seqdiag::build(trace);
+    let lane = |n: NodeId| {
+        nodes
+            .iter()
+            .position(|x| *x == n)
+            .map_or(0.0, |i| LANE_W / 2.0 + LANE_W * i as f64)
+    };
+    let y = sequence_y;
+    let width = LANE_W * nodes.len() as f64;
+    let height = TOP + ROW_H * (trace.len() as f64 + 1.5);
+    let n = num;
+    let mut h = Html::new();
+    h.open(
+        "svg",
+        &[
+            ("width", &n(width)),
+            ("height", &n(height)),
+            ("viewBox", &format!("0 0 {} {}", n(width), n(height))),
+            ("role", "img"),
+            ("aria-label", ui.pane_sequence),
+        ],
+    );
+    h.raw("<defs><marker id=\"seq-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0 0L10 5L0 10z\" class=\"seq__head\"/></marker></defs>");
+    h.void(
+        "rect",
+        &[
+            ("class", "seq__now"),
+            ("x", "0"),
+            ("y", &n(y(cursor) - ROW_H / 2.0)),
+            ("width", &n(width)),
+            ("height", &n(ROW_H)),
+        ],
+    );
+    for node in nodes {
+        let x = n(lane(*node));
+        h.open("g", &[("class", "seq__lane")]);
+        h.el(
+            "text",
+            &[("class", "seq__lane-name"), ("x", &x), ("y", "16")],
+            &node_short(ui, *node),
+        );
+        h.void(
+            "line",
+            &[("x1", &x), ("y1", "24"), ("x2", &x), ("y2", &n(height))],
+        );
+        h.close("g");
+    }
+    for a in &arrows {
+        let (x1, y1) = (lane(a.from), y(a.sent));
+        let end = a.end.unwrap_or(a.sent + 1);
+        let (mut x2, mut y2) = (lane(a.to), y(end));
+        if a.lost {
+            x2 = x1 + (x2 - x1) * 0.75;
+            y2 = y1 + (y2 - y1) * 0.75;
+        }
+        let class = format!(
+            "seq__arrow seq__arrow--{} {}",
+            a.kind,
+            classes(&[("lost", a.lost), ("future", a.sent > cursor)])
+        );
+        let step = a.sent.to_string();
+        h.open(
+            "g",
+            &[
+                ("class", &class),
+                ("data-step", &step),
+                ("data-testid", "seq-arrow"),
+            ],
+        );
+        h.el("title", &[], &a.label);
+        let (sx1, sy1, sx2, sy2) = (n(x1), n(y1), n(x2), n(y2));
+        let line = [
+            ("x1", sx1.as_str()),
+            ("y1", sy1.as_str()),
+            ("x2", sx2.as_str()),
+            ("y2", sy2.as_str()),
+        ];
+        let mut attrs = line.to_vec();
+        if !a.lost {
+            attrs.push(("marker-end", "url(#seq-arrow)"));
+        }
+        h.void("line", &attrs);
+        let mut hit = line.to_vec();
+        hit.push(("class", "seq__hit"));
+        h.void("line", &hit);
+        if a.lost {
+            h.el(
+                "text",
+                &[
+                    ("class", "seq__x"),
+                    ("x", &n(x2 - 5.0)),
+                    ("y", &n(y2 + 5.0)),
+                ],
+                "✕",
+            );
+        }
+        let (tx, anchor) = if x2 >= x1 {
+            (x1 + 4.0, "start")
+        } else {
+            (x1 - 4.0, "end")
+        };
+        h.el(
+            "text",
+            &[
+                ("class", "seq__label"),
+                ("x", &n(tx)),
+                ("y", &n(y1 - 3.0)),
+                ("text-anchor", anchor),
+            ],
+            &truncate(&a.label, 18),
+        );
+        h.close("g");
+    }
+    for m in &marks {
+        let (glyph, kind) = match m.kind {
+            MarkKind::Crash => ("✕", "crash"),
+            MarkKind::Restart => ("↻", "restart"),
+            MarkKind::Timeout => ("○", "timeout"),
+            MarkKind::Violation => ("!", "violation"),
+            MarkKind::KeyExpired => ("∅", "expired"),
+            MarkKind::ClockJump => ("»", "clock"),
+        };
+        let class = format!(
+            "seq__mark seq__mark--{kind}{}",
+            if m.step > cursor { " future" } else { "" }
+        );
+        h.el(
+            "text",
+            &[
+                ("class", &class),
+                ("x", &n(lane(m.node) + 6.0)),
+                ("y", &n(y(m.step) + 4.0)),
+                ("data-step", &m.step.to_string()),
+            ],
+            glyph,
+        );
+    }
+    h.close("svg");
+    h.finish()
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::{ui, Lang};
+    use idem_sim::scenario;
+    use idem_sim::{Config, Run};
+
+    fn run(id: &str) -> Run {
+        let s = scenario::by_id(id).unwrap();
+        Run::new(
+            s.clone(),
+            Config {
+                toggles: s.default_toggles(),
+                seed: 1,
+                random: Default::default(),
+            },
+        )
+    }
+
+    fn attr_text(html: &str, testid: &str) -> String {
+        let at = html
+            .find(&format!("data-testid=\"{testid}\""))
+            .unwrap_or_else(|| panic!("no {testid} in {html}"));
+        let start = html[at..].find('>').unwrap() + at + 1;
+        let end = html[start..].find('<').unwrap() + start;
+        html[start..end].to_string()
+    }
+
+    #[test]
+    fn naive_post_outcome_at_the_end() {
+        let r = run("naive-post");
+        let ui = ui(Lang::En);
+        let html = outcome(ui, r.end());
+        assert_eq!(attr_text(&html, "charge-count"), "2");
+        assert_eq!(attr_text(&html, "customer-charged"), "$200.00");
+        assert_eq!(attr_text(&html, "ledger-rows"), "2");
+        assert!(html.contains("data-status=\"violated\""));
+        assert!(
+            !html.contains("account-balance"),
+            "values the scenario lacks are absent"
+        );
+    }
+
+    #[test]
+    fn idempotency_key_redis_pane_shows_one_key_with_a_day_of_ttl() {
+        let r = run("idempotency-key");
+        let ui = ui(Lang::En);
+        let html = redis(ui, r.end(), r.trace.last());
+        assert_eq!(attr_text(&html, "redis-keys"), "1");
+        assert!(html.contains("idem:u42:K1"));
+        assert!(html.contains("TTL 23 h 59 min"), "{html}");
+    }
+
+    #[test]
+    fn every_pane_renders_every_step_of_every_scenario_in_both_languages() {
+        for s in scenario::all() {
+            let r = Run::new(
+                s.clone(),
+                Config {
+                    toggles: s.default_toggles(),
+                    seed: 2,
+                    random: Default::default(),
+                },
+            );
+            for lang in Lang::ALL {
+                let ui = ui(lang);
+                for k in 0..=r.len() {
+                    let w = r.state_at(k);
+                    let rec = if k == 0 { None } else { r.trace.get(k - 1) };
+                    for html in [
+                        redis(ui, &w, rec),
+                        postgres(ui, &w, rec),
+                        processor(ui, &w),
+                        broker(ui, &w),
+                        client(ui, &w),
+                        outcome(ui, &w),
+                        narration(ui, rec, &w),
+                    ] {
+                        assert!(
+                            !html.contains("{}"),
+                            "{}: unfilled template in {html}",
+                            s.id
+                        );
+                        assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+                    }
+                }
+                let svg = sequence(ui, &r.trace, &s.nodes(), r.len());
+                assert_eq!(
+                    svg.matches("data-testid=\"seq-arrow\"").count(),
+                    seqdiag::build(&r.trace).0.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_open_transaction_is_shown_as_such() {
+        let r = run("idempotency-key");
+        let ui = ui(Lang::En);
+        let k = (0..r.len())
+            .find(|&k| r.state_at(k).db.open_transactions().count() > 0)
+            .expect("a transaction opens");
+        let html = postgres(ui, &r.state_at(k), r.trace.get(k - 1));
+        assert!(html.contains("open transaction tx"), "{html}");
+    }
+}
