@@ -1,0 +1,570 @@
+//! The stores on their own, through their public API: what the unit tests in
+//! db.rs and redis.rs leave out (visibility at READ COMMITTED, re-evaluation
+//! after a lock wait, waits that end in a rollback or a disconnect, composite
+//! unique keys, Redis XX / TTL replacement / expiry boundaries, replies as
+//! redis-cli prints them).
+
+use idem_sim::db::{
+    Assign, Cond, ConnId, Db, Exec, OnConflict, Outcome, SqlError, Stmt, Table, Tag, TxId, Value,
+};
+use idem_sim::redis::{Cmd, Entry, Redis, Reply};
+use idem_sim::Millis;
+
+// ---------------------------------------------------------------- Postgres
+
+const A: ConnId = ConnId(1);
+const B: ConnId = ConnId(2);
+const C: ConnId = ConnId(3);
+
+fn db() -> Db {
+    Db::new(vec![
+        Table::new("accounts", &["id", "balance", "version"])
+            .with_unique("accounts_pkey", &["id"], true)
+            .with_row(vec![Value::Int(1), Value::Int(100), Value::Int(5)]),
+        Table::new("idempotency_keys", &["user_id", "key", "status"]).with_unique(
+            "idempotency_keys_user_id_key_key",
+            &["user_id", "key"],
+            true,
+        ),
+    ])
+}
+
+fn key(user: i64, k: &str, on_conflict: OnConflict) -> Stmt {
+    Stmt::Insert {
+        table: "idempotency_keys",
+        columns: vec!["user_id", "key", "status"],
+        values: vec![Value::Int(user), Value::text(k), Value::text("processing")],
+        on_conflict,
+    }
+}
+
+fn select_keys() -> Stmt {
+    Stmt::Select {
+        table: "idempotency_keys",
+        cond: vec![],
+    }
+}
+
+fn debit(amount: i64, expected_version: Option<i64>) -> Stmt {
+    let mut cond = vec![Cond::Eq("id", Value::Int(1))];
+    if let Some(v) = expected_version {
+        cond.push(Cond::Eq("version", Value::Int(v)));
+    }
+    Stmt::Update {
+        table: "accounts",
+        set: vec![Assign::Add("balance", -amount), Assign::Add("version", 1)],
+        cond,
+    }
+}
+
+/// Runs `stmt` on `conn` and returns its outcome as psql prints it (or `blocked on txN`).
+fn exec(db: &mut Db, conn: ConnId, stmt: Stmt) -> String {
+    show(db.execute(conn, stmt).0)
+}
+
+fn show(e: Exec) -> String {
+    match e {
+        Exec::Done { outcome, .. } => outcome.to_string(),
+        Exec::Blocked { on } => format!("blocked on {on}"),
+    }
+}
+
+fn account(db: &Db) -> (i64, i64) {
+    let t = db.table("accounts").unwrap();
+    let row = t.committed_rows().next().unwrap();
+    (row[1].as_int().unwrap(), row[2].as_int().unwrap())
+}
+
+#[test]
+fn read_committed_hides_uncommitted_rows_from_other_sessions() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    assert_eq!(
+        exec(&mut db, A, key(42, "K1", OnConflict::Error)),
+        "INSERT 0 1"
+    );
+    // The writer sees its own row; another session does not, until COMMIT.
+    assert_eq!(exec(&mut db, A, select_keys()), "SELECT 1");
+    assert_eq!(exec(&mut db, B, select_keys()), "SELECT 0");
+    assert_eq!(db.table("idempotency_keys").unwrap().committed_count(), 0);
+    assert_eq!(exec(&mut db, A, Stmt::Commit), "COMMIT");
+    assert_eq!(exec(&mut db, B, select_keys()), "SELECT 1");
+}
+
+#[test]
+fn an_update_is_visible_to_its_transaction_only_until_commit() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    assert_eq!(exec(&mut db, A, debit(20, Some(5))), "UPDATE 1");
+    let sel = Stmt::Select {
+        table: "accounts",
+        cond: vec![Cond::Eq("version", Value::Int(6))],
+    };
+    assert_eq!(exec(&mut db, A, sel.clone()), "SELECT 1");
+    assert_eq!(exec(&mut db, B, sel.clone()), "SELECT 0");
+    assert_eq!(account(&db), (100, 5));
+    exec(&mut db, A, Stmt::Commit);
+    assert_eq!(account(&db), (80, 6));
+    assert_eq!(exec(&mut db, B, sel), "SELECT 1");
+}
+
+#[test]
+fn a_conditional_update_applies_once_then_touches_nothing() {
+    let mut db = db();
+    let (exec1, _) = db.execute(A, debit(20, Some(5)));
+    let Exec::Done {
+        outcome, touched, ..
+    } = exec1
+    else {
+        panic!("blocked")
+    };
+    assert_eq!(outcome.count(), 1);
+    assert_eq!(touched, [("accounts", 1)]);
+    let (exec2, _) = db.execute(A, debit(20, Some(5)));
+    let Exec::Done {
+        outcome, touched, ..
+    } = exec2
+    else {
+        panic!("blocked")
+    };
+    assert_eq!(outcome.to_string(), "UPDATE 0");
+    assert!(touched.is_empty());
+    assert_eq!(account(&db), (80, 6));
+}
+
+#[test]
+fn a_waiting_update_re_evaluates_its_where_after_the_holder_commits() {
+    // Postgres at READ COMMITTED: the blocked UPDATE re-checks the new row version.
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    assert_eq!(exec(&mut db, A, debit(30, None)), "UPDATE 1");
+    assert_eq!(exec(&mut db, B, debit(20, Some(5))), "blocked on tx1");
+    assert_eq!(db.waiting.len(), 1);
+    let (commit, woken) = db.execute(A, Stmt::Commit);
+    assert_eq!(show(commit), "COMMIT");
+    assert_eq!(woken.len(), 1);
+    assert_eq!(woken[0].conn, B);
+    assert_eq!(show(woken[0].exec.clone()), "UPDATE 0");
+    assert!(db.waiting.is_empty());
+    assert_eq!(account(&db), (70, 6));
+}
+
+#[test]
+fn a_waiting_update_proceeds_when_the_holder_rolls_back() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    exec(&mut db, A, debit(30, None));
+    assert_eq!(exec(&mut db, B, debit(20, Some(5))), "blocked on tx1");
+    let (rb, woken) = db.execute(A, Stmt::Rollback);
+    assert_eq!(show(rb), "ROLLBACK");
+    assert_eq!(show(woken[0].exec.clone()), "UPDATE 1");
+    assert_eq!(account(&db), (80, 6));
+}
+
+#[test]
+fn a_plain_insert_waiting_on_a_duplicate_fails_after_commit_and_succeeds_after_rollback() {
+    for (end, expect) in [
+        (Stmt::Commit, "ERROR: duplicate key value violates unique constraint \"idempotency_keys_user_id_key_key\""),
+        (Stmt::Rollback, "INSERT 0 1"),
+    ] {
+        let mut db = db();
+        exec(&mut db, A, Stmt::Begin);
+        exec(&mut db, A, key(42, "K1", OnConflict::Error));
+        assert_eq!(exec(&mut db, B, key(42, "K1", OnConflict::Error)), "blocked on tx1");
+        let (_, woken) = db.execute(A, end);
+        assert_eq!(show(woken[0].exec.clone()), expect);
+        assert_eq!(db.table("idempotency_keys").unwrap().committed_count(), 1);
+    }
+}
+
+#[test]
+fn keys_are_unique_per_user_not_globally() {
+    let mut db = db();
+    assert_eq!(
+        exec(&mut db, A, key(42, "K1", OnConflict::DoNothing)),
+        "INSERT 0 1"
+    );
+    assert_eq!(
+        exec(&mut db, A, key(7, "K1", OnConflict::DoNothing)),
+        "INSERT 0 1"
+    );
+    assert_eq!(
+        exec(&mut db, A, key(42, "K2", OnConflict::DoNothing)),
+        "INSERT 0 1"
+    );
+    assert_eq!(
+        exec(&mut db, A, key(42, "K1", OnConflict::DoNothing)),
+        "INSERT 0 0"
+    );
+    assert_eq!(db.table("idempotency_keys").unwrap().committed_count(), 3);
+}
+
+#[test]
+fn without_the_unique_index_a_plain_insert_duplicates_too() {
+    let mut db = db();
+    db.set_unique_present("idempotency_keys", false);
+    assert_eq!(
+        exec(&mut db, A, key(42, "K1", OnConflict::Error)),
+        "INSERT 0 1"
+    );
+    assert_eq!(
+        exec(&mut db, A, key(42, "K1", OnConflict::Error)),
+        "INSERT 0 1"
+    );
+    assert_eq!(exec(&mut db, B, select_keys()), "SELECT 2");
+    db.set_unique_present("idempotency_keys", true);
+    // The index is back (on existing duplicates, as a test double may): new duplicates fail.
+    assert!(exec(&mut db, A, key(42, "K1", OnConflict::Error)).starts_with("ERROR: duplicate key"));
+}
+
+#[test]
+fn a_failed_transaction_commits_nothing_not_even_its_earlier_writes() {
+    let mut db = db();
+    exec(&mut db, A, key(42, "K1", OnConflict::Error));
+    exec(&mut db, B, Stmt::Begin);
+    assert_eq!(exec(&mut db, B, debit(20, Some(5))), "UPDATE 1");
+    assert!(exec(&mut db, B, key(42, "K1", OnConflict::Error)).starts_with("ERROR: duplicate key"));
+    assert!(
+        exec(&mut db, B, debit(20, Some(6))).starts_with("ERROR: current transaction is aborted")
+    );
+    let (commit, _) = db.execute(B, Stmt::Commit);
+    let Exec::Done {
+        outcome,
+        tx,
+        touched,
+    } = commit
+    else {
+        panic!("blocked")
+    };
+    assert_eq!(outcome.to_string(), "ROLLBACK");
+    assert_eq!(tx, Some(TxId(2)));
+    assert_eq!(touched, [("accounts", 1)], "what the rollback threw away");
+    assert_eq!(account(&db), (100, 5));
+    // The session is over: the next statement autocommits.
+    assert_eq!(exec(&mut db, B, debit(20, Some(5))), "UPDATE 1");
+}
+
+#[test]
+fn an_autocommit_error_leaves_no_session_behind() {
+    let mut db = db();
+    exec(&mut db, A, key(42, "K1", OnConflict::Error));
+    let dup = db.execute(B, key(42, "K1", OnConflict::Error)).0;
+    assert!(matches!(
+        dup,
+        Exec::Done {
+            outcome: Outcome::Error(SqlError::UniqueViolation { .. }),
+            ..
+        }
+    ));
+    assert_eq!(db.open_transactions().count(), 0);
+    assert_eq!(exec(&mut db, B, select_keys()), "SELECT 1");
+}
+
+#[test]
+fn commit_without_a_transaction_succeeds_and_reports_no_transaction() {
+    let mut db = db();
+    let (e, _) = db.execute(A, Stmt::Commit);
+    assert_eq!(
+        e,
+        Exec::Done {
+            outcome: Outcome::Ok {
+                tag: Tag::Commit,
+                rows: vec![]
+            },
+            tx: None,
+            touched: vec![]
+        }
+    );
+    assert_eq!(exec(&mut db, A, Stmt::Rollback), "ROLLBACK");
+}
+
+#[test]
+fn begin_twice_stays_in_the_same_transaction() {
+    let mut db = db();
+    let first = db.execute(A, Stmt::Begin).0;
+    let second = db.execute(A, Stmt::Begin).0;
+    assert_eq!(first, second);
+    assert_eq!(db.open_transactions().collect::<Vec<_>>(), [(A, TxId(1))]);
+}
+
+#[test]
+fn a_disconnect_cancels_the_waiting_statement_and_wakes_nobody_for_it() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    exec(&mut db, A, debit(30, None));
+    assert_eq!(exec(&mut db, B, debit(20, None)), "blocked on tx1");
+    let (tx, woken) = db.disconnect(B);
+    assert_eq!(tx, None, "B had no transaction of its own");
+    assert!(woken.is_empty());
+    assert!(db.waiting.is_empty());
+    let (_, woken) = db.execute(A, Stmt::Commit);
+    assert!(
+        woken.is_empty(),
+        "the cancelled statement does not run later"
+    );
+    assert_eq!(account(&db), (70, 6));
+}
+
+#[test]
+fn a_disconnect_of_the_lock_holder_rolls_back_and_wakes_the_waiters_in_order() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    exec(&mut db, A, debit(30, None));
+    assert_eq!(exec(&mut db, B, debit(20, Some(5))), "blocked on tx1");
+    assert_eq!(exec(&mut db, C, debit(10, Some(5))), "blocked on tx1");
+    let (tx, woken) = db.disconnect(A);
+    assert_eq!(tx, Some(TxId(1)));
+    let got: Vec<(ConnId, String)> = woken.into_iter().map(|w| (w.conn, show(w.exec))).collect();
+    // B runs first and moves the version, so C's condition no longer holds.
+    assert_eq!(got, [(B, "UPDATE 1".into()), (C, "UPDATE 0".into())]);
+    assert_eq!(account(&db), (80, 6));
+}
+
+#[test]
+fn a_woken_statement_inside_a_transaction_waits_again_behind_the_next_holder() {
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    exec(&mut db, A, debit(1, None));
+    exec(&mut db, B, Stmt::Begin);
+    assert_eq!(exec(&mut db, B, debit(2, None)), "blocked on tx1");
+    assert_eq!(exec(&mut db, C, debit(3, None)), "blocked on tx1");
+    let (_, woken) = db.execute(A, Stmt::Commit);
+    // B gets the lock; C, an autocommit statement, now waits for B's transaction.
+    assert_eq!(woken.len(), 1);
+    assert_eq!(woken[0].conn, B);
+    assert_eq!(db.waiting.len(), 1);
+    assert_eq!(db.waiting[0].on, TxId(2));
+    let (_, woken) = db.execute(B, Stmt::Commit);
+    assert_eq!(woken.len(), 1);
+    assert_eq!(account(&db), (94, 8));
+}
+
+#[test]
+fn less_than_conditions_and_text_literals() {
+    let mut db = db();
+    let sel = |v: i64| Stmt::Select {
+        table: "accounts",
+        cond: vec![Cond::Lt("version", Value::Int(v))],
+    };
+    assert_eq!(exec(&mut db, A, sel(5)), "SELECT 0");
+    assert_eq!(exec(&mut db, A, sel(6)), "SELECT 1");
+    assert_eq!(Value::text("O'Brien").sql(), "'O''Brien'");
+    assert_eq!(Value::Null.sql(), "NULL");
+    assert_eq!(Value::Null.to_string(), "NULL");
+    assert_eq!(Value::text("PAID").to_string(), "PAID");
+    assert_eq!(
+        sel(6).to_string(),
+        "SELECT * FROM accounts WHERE version < 6"
+    );
+    assert_eq!(select_keys().to_string(), "SELECT * FROM idempotency_keys");
+    assert_eq!(
+        Stmt::Update {
+            table: "orders",
+            set: vec![Assign::To("status", Value::text("PAID"))],
+            cond: vec![
+                Cond::Eq("id", Value::Int(42)),
+                Cond::Eq("status", Value::text("NEW"))
+            ],
+        }
+        .to_string(),
+        "UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'"
+    );
+    assert_eq!(
+        key(42, "K1", OnConflict::Error).to_string(),
+        "INSERT INTO idempotency_keys (user_id, key, status) VALUES (42, 'K1', 'processing')"
+    );
+}
+
+#[test]
+fn outcomes_count_rows_and_print_as_psql_does() {
+    let ok = |tag| Outcome::Ok { tag, rows: vec![] };
+    assert_eq!(ok(Tag::Insert(1)).to_string(), "INSERT 0 1");
+    assert_eq!(ok(Tag::Update(0)).to_string(), "UPDATE 0");
+    assert_eq!(ok(Tag::Select(2)).to_string(), "SELECT 2");
+    assert_eq!(ok(Tag::Begin).to_string(), "BEGIN");
+    assert_eq!(ok(Tag::Select(2)).count(), 2);
+    assert_eq!(ok(Tag::Begin).count(), 0);
+    assert_eq!(ok(Tag::Commit).count(), 0);
+    assert!(!ok(Tag::Rollback).is_error());
+    let err = Outcome::Error(SqlError::InFailedTransaction);
+    assert_eq!(err.count(), 0);
+    assert!(err.is_error());
+}
+
+#[test]
+fn select_returns_the_rows_themselves() {
+    let mut db = db();
+    let Exec::Done { outcome, .. } = db
+        .execute(
+            A,
+            Stmt::Select {
+                table: "accounts",
+                cond: vec![Cond::Eq("id", Value::Int(1))],
+            },
+        )
+        .0
+    else {
+        panic!("blocked")
+    };
+    assert_eq!(
+        outcome,
+        Outcome::Ok {
+            tag: Tag::Select(1),
+            rows: vec![vec![Value::Int(1), Value::Int(100), Value::Int(5)]]
+        }
+    );
+}
+
+// ---------------------------------------------------------------- Redis
+
+fn set(k: &str, v: &str, nx: bool, xx: bool, px: Option<u64>) -> Cmd {
+    Cmd::Set {
+        key: k.into(),
+        value: v.into(),
+        nx,
+        xx,
+        px,
+    }
+}
+
+fn get(k: &str) -> Cmd {
+    Cmd::Get(k.into())
+}
+
+#[test]
+fn set_xx_only_replaces_an_existing_key() {
+    let mut r = Redis::default();
+    assert_eq!(
+        r.execute(&set("k", "a", false, true, None), Millis(0)),
+        Reply::Nil
+    );
+    assert_eq!(r.execute(&get("k"), Millis(0)), Reply::Nil);
+    r.execute(&set("k", "a", false, false, None), Millis(0));
+    assert_eq!(
+        r.execute(&set("k", "b", false, true, None), Millis(0)),
+        Reply::Ok
+    );
+    assert_eq!(r.execute(&get("k"), Millis(0)), Reply::Bulk("b".into()));
+    assert_eq!(
+        set("k", "b", false, true, Some(1000)).to_string(),
+        "SET k 'b' XX PX 1000"
+    );
+    assert_eq!(set("k", "b", false, false, None).to_string(), "SET k 'b'");
+}
+
+#[test]
+fn set_replaces_the_ttl_and_a_plain_set_removes_it() {
+    let mut r = Redis::default();
+    r.execute(&set("k", "a", false, false, Some(1_000)), Millis(0));
+    assert_eq!(r.ttl("k", Millis(400)), Some(Millis(600)));
+    // A new SET … PX counts from now.
+    r.execute(&set("k", "b", false, false, Some(1_000)), Millis(500));
+    assert_eq!(
+        r.keys["k"],
+        Entry {
+            value: "b".into(),
+            expires_at: Some(Millis(1_500))
+        }
+    );
+    // A SET without PX (and without KEEPTTL) makes the key persistent, as in Redis.
+    r.execute(&set("k", "c", false, false, None), Millis(600));
+    assert_eq!(r.ttl("k", Millis(600)), None);
+    assert_eq!(
+        r.execute(&get("k"), Millis::hours(1000)),
+        Reply::Bulk("c".into())
+    );
+}
+
+#[test]
+fn a_key_expires_exactly_at_its_deadline() {
+    let mut r = Redis::default();
+    r.execute(&set("a", "1", true, false, Some(100)), Millis(0));
+    r.execute(&set("b", "2", true, false, Some(300)), Millis(0));
+    r.execute(&set("c", "3", true, false, None), Millis(0));
+    assert_eq!(r.ttl("a", Millis(99)), Some(Millis(1)));
+    assert_eq!(r.execute(&get("a"), Millis(99)), Reply::Bulk("1".into()));
+    assert_eq!(r.execute(&get("a"), Millis(100)), Reply::Nil);
+    assert!(
+        r.expire(Millis(299)).is_empty(),
+        "a is already gone, b not yet"
+    );
+    assert_eq!(r.expire(Millis(1_000_000)), ["b"]);
+    assert_eq!(r.keys.keys().collect::<Vec<_>>(), ["c"]);
+    assert_eq!(r.ttl("c", Millis(0)), None, "no TTL");
+    assert_eq!(r.ttl("missing", Millis(0)), None);
+}
+
+#[test]
+fn expire_reports_every_expired_key_in_order() {
+    let mut r = Redis::default();
+    for k in ["idem:u42:K2", "idem:u42:K1", "idem:u7:K1"] {
+        r.execute(&set(k, "{}", true, false, Some(86_400_000)), Millis(0));
+    }
+    assert_eq!(
+        r.expire(Millis::hours(25)),
+        ["idem:u42:K1", "idem:u42:K2", "idem:u7:K1"]
+    );
+    assert!(r.keys.is_empty());
+    assert!(r.expire(Millis::hours(50)).is_empty());
+}
+
+#[test]
+fn set_nx_claims_again_once_the_old_claim_expired() {
+    let mut r = Redis::default();
+    let claim = set("idem:u42:K1", "processing", true, false, Some(86_400_000));
+    assert_eq!(r.execute(&claim, Millis(0)), Reply::Ok);
+    assert_eq!(r.execute(&claim, Millis::hours(23)), Reply::Nil);
+    assert_eq!(r.execute(&claim, Millis::hours(24)), Reply::Ok);
+    assert_eq!(
+        r.ttl("idem:u42:K1", Millis::hours(24)),
+        Some(Millis(86_400_000))
+    );
+}
+
+#[test]
+fn incr_keeps_the_ttl_and_refuses_non_integers() {
+    let mut r = Redis::default();
+    r.execute(&set("n", "41", false, false, Some(1_000)), Millis(0));
+    assert_eq!(
+        r.execute(&Cmd::Incr("n".into()), Millis(10)),
+        Reply::Int(42)
+    );
+    assert_eq!(r.ttl("n", Millis(10)), Some(Millis(990)));
+    r.execute(&set("s", "abc", false, false, None), Millis(0));
+    let e = r.execute(&Cmd::Incr("s".into()), Millis(0));
+    assert_eq!(
+        e.to_string(),
+        "(error) ERR value is not an integer or out of range"
+    );
+    assert_eq!(r.execute(&get("s"), Millis(0)), Reply::Bulk("abc".into()));
+    // An expired counter starts again from 0.
+    assert_eq!(
+        r.execute(&Cmd::Incr("n".into()), Millis(1_000)),
+        Reply::Int(1)
+    );
+}
+
+#[test]
+fn del_reports_how_many_keys_it_removed() {
+    let mut r = Redis::default();
+    assert_eq!(r.execute(&Cmd::Del("k".into()), Millis(0)), Reply::Int(0));
+    r.execute(&set("k", "v", false, false, Some(10)), Millis(0));
+    assert_eq!(r.execute(&Cmd::Del("k".into()), Millis(5)), Reply::Int(1));
+    r.execute(&set("k", "v", false, false, Some(10)), Millis(0));
+    assert_eq!(
+        r.execute(&Cmd::Del("k".into()), Millis(10)),
+        Reply::Int(0),
+        "already expired"
+    );
+}
+
+#[test]
+fn replies_and_commands_print_as_redis_cli_does() {
+    assert_eq!(Reply::Ok.to_string(), "OK");
+    assert_eq!(Reply::Nil.to_string(), "(nil)");
+    assert_eq!(Reply::Bulk("v".into()).to_string(), "\"v\"");
+    assert_eq!(Reply::Int(3).to_string(), "(integer) 3");
+    assert_eq!(get("idem:u42:K1").to_string(), "GET idem:u42:K1");
+    assert_eq!(Cmd::Del("k".into()).to_string(), "DEL k");
+    assert_eq!(Cmd::Incr("k".into()).to_string(), "INCR k");
+}
