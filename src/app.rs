@@ -9,11 +9,11 @@ use crate::ui::controls::{Faults, Picker, Playback, Switches};
 use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
 use crate::ui::topology::Topology;
+use gloo_timers::callback::Interval;
 use idem_sim::scenario::{self, Toggle};
 use idem_sim::NodeId;
 use leptos::ev;
 use leptos::prelude::*;
-use std::time::Duration;
 
 /// Below this width the topology is drawn in portrait.
 const NARROW_PX: f64 = 700.0;
@@ -256,16 +256,17 @@ fn sync_url(lab: Lab) {
     });
 }
 
-/// Advances the run while playing, at the chosen speed.
+/// Advances the run while playing, at the chosen speed. Replacing the stored
+/// interval drops (and so cancels) the previous one: pausing or a new speed
+/// never leaves a timer behind.
 fn play_timer(lab: Lab) {
+    let timer = StoredValue::new_local(None::<Interval>);
     Effect::new(move |_| {
-        if !lab.playing.get() {
-            return;
-        }
-        let every = Duration::from_millis((STEP_MS / lab.speed.get()) as u64);
-        if let Ok(h) = set_interval_with_handle(move || lab.tick(), every) {
-            on_cleanup(move || h.clear());
-        }
+        let next = lab.playing.get().then(|| {
+            let every = (STEP_MS / lab.speed.get()) as u32;
+            Interval::new(every, move || lab.tick())
+        });
+        timer.set_value(next);
     });
 }
 

@@ -52,7 +52,7 @@ pub fn Picker() -> impl IntoView {
 pub fn Playback() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let counter = move || format!("{} / {}", lab.cursor.get(), lab.len());
+    let counter = move || format!("{} / {}", lab.cursor.get(), lab.steps());
     view! {
         <div class="playback" role="toolbar" aria-label=ui.lab_title>
             <button
@@ -134,7 +134,7 @@ pub fn Playback() -> impl IntoView {
             type="range"
             data-testid="scrubber"
             min="0"
-            max=move || lab.len().to_string()
+            max=move || lab.steps().to_string()
             prop:value=move || lab.cursor.get().to_string()
             aria-label=ui.timeline
             on:input=move |ev| {

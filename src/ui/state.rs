@@ -112,12 +112,13 @@ impl Lab {
         ui(self.lang.get_untracked())
     }
 
-    pub fn len(&self) -> usize {
+    /// The number of steps of the run.
+    pub fn steps(&self) -> usize {
         self.run.with(|r| r.len())
     }
 
     pub fn at_end(&self) -> bool {
-        self.cursor.get() >= self.len()
+        self.cursor.get() >= self.steps()
     }
 
     /// Moves to step `k`. One step forward glides; any other move jumps.
