@@ -8,20 +8,29 @@
 //! it (messages whose latencies could have come out the other way round). With
 //! a window of 0 the exploration is the scenario's own run (plus ties). Timers
 //! fire in time order, so the client never retries before its timeout.
+//! One test adds `Choice::Crash`: the API may die between any two events.
 
 use idem_sim::scenario::{self, Op, OpSpec, Scenario, Toggle};
-use idem_sim::world::{Choice, Event, EventKey};
-use idem_sim::{Config, Invariant, Millis, Toggles, World};
+use idem_sim::world::{Choice, Event};
+use idem_sim::{Config, Invariant, Millis, NodeId, Toggles, World};
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
+
+/// A choice taken on the way.
+#[derive(Clone, Debug)]
+enum Taken {
+    /// The event due at this time fired.
+    Fire(Millis, Event),
+    Crash(NodeId),
+}
 
 /// What an exploration saw.
 struct Explored {
     states: usize,
     /// Worlds with nothing left to fire.
     ends: usize,
-    /// The orderings that reach a bad world: the events fired, in order (the first found).
-    witness: Option<Vec<(Millis, Event)>>,
+    /// An ordering that reaches a bad world: the choices taken, in order (the first found).
+    witness: Option<Vec<Taken>>,
     /// Worlds in which some API instance answered 409 (two copies raced on the key).
     raced: usize,
 }
@@ -37,8 +46,19 @@ fn explore(
     bad: impl Fn(&World) -> bool,
     stop_at_bad: bool,
 ) -> Explored {
+    explore_with(start, window, false, bad, stop_at_bad)
+}
+
+/// As [`explore`]; with `crashes`, also `Choice::Crash` of any instance that is up, at any point.
+fn explore_with(
+    start: World,
+    window: Millis,
+    crashes: bool,
+    bad: impl Fn(&World) -> bool,
+    stop_at_bad: bool,
+) -> Explored {
     let mut seen: HashSet<World> = HashSet::new();
-    let mut queue: VecDeque<(World, Vec<(Millis, Event)>)> = VecDeque::new();
+    let mut queue: VecDeque<(World, Vec<Taken>)> = VecDeque::new();
     seen.insert(start.clone());
     queue.push_back((start, Vec::new()));
     let mut out = Explored {
@@ -55,15 +75,11 @@ fn explore(
                 break;
             }
         }
-        let fires: Vec<EventKey> = w
-            .choices()
-            .into_iter()
-            .filter_map(|c| match c {
-                Choice::Fire(k) => Some(k),
-                _ => None,
-            })
-            .collect();
-        let Some(first) = fires.first().map(|k| k.0) else {
+        let choices = w.choices();
+        let Some(first) = choices.iter().find_map(|c| match c {
+            Choice::Fire(k) => Some(k.0),
+            _ => None,
+        }) else {
             out.ends += 1;
             continue;
         };
@@ -71,14 +87,20 @@ fn explore(
             path.len() < MAX_DEPTH,
             "an ordering runs past {MAX_DEPTH} events"
         );
-        for k in fires.into_iter().filter(|k| k.0 <= first + window) {
-            let ev = w
-                .pending()
-                .find(|(key, _)| **key == k)
-                .map(|(_, e)| e.clone())
-                .unwrap();
+        for c in choices {
+            let taken = match c {
+                Choice::Fire(k) if k.0 <= first + window => {
+                    let ev = w
+                        .pending()
+                        .find(|(key, _)| **key == k)
+                        .map(|(_, e)| e.clone());
+                    Taken::Fire(k.0, ev.expect("pending"))
+                }
+                Choice::Crash(n) if crashes => Taken::Crash(n),
+                _ => continue,
+            };
             let mut next = w.clone();
-            let hs = next.choose(&Choice::Fire(k));
+            let hs = next.choose(&c);
             if hs
                 .iter()
                 .any(|h| matches!(h, idem_sim::trace::Happening::Responded { status: 409, .. }))
@@ -87,7 +109,7 @@ fn explore(
             }
             if seen.insert(next.clone()) {
                 let mut p = path.clone();
-                p.push((k.0, ev));
+                p.push(taken);
                 queue.push_back((next, p));
             }
         }
@@ -127,9 +149,12 @@ fn idempotency_key_with_copies(copies: u32) -> Scenario {
     }
 }
 
-fn show(path: &[(Millis, Event)]) -> String {
+fn show(path: &[Taken]) -> String {
     path.iter()
-        .map(|(t, e)| format!("{:>6} ms {e:?}", t.0))
+        .map(|t| match t {
+            Taken::Fire(at, e) => format!("{:>6} ms {e:?}", at.0),
+            Taken::Crash(n) => format!("CRASH {n}"),
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -183,7 +208,7 @@ fn concurrent_duplicates_without_the_unique_constraint_double_charges() {
     // Both requests were delivered before the second charge.
     let delivered = path
         .iter()
-        .filter(|(t, e)| matches!(e, Event::Deliver(_)) && *t == Millis(80))
+        .filter(|t| matches!(t, Taken::Fire(Millis(80), Event::Deliver(_))))
         .count();
     assert!(delivered >= 2, "{}", show(&path));
 }
@@ -203,5 +228,47 @@ fn concurrent_duplicates_with_the_unique_constraint_never_double_charges() {
         );
         assert!(e.ends > 1);
         assert!(e.raced > 0);
+    }
+}
+
+#[test]
+fn idempotency_key_charges_at_most_once_when_the_api_may_crash_anywhere() {
+    // Every point at which an instance can die, in every order of the events
+    // due together; no supervisor restarts it in this scenario. The double
+    // submit makes the two copies race on the key as well.
+    for copies in [1, 2] {
+        let s = idempotency_key_with_copies(copies);
+        let toggles = s.default_toggles();
+        let e = explore_with(
+            world(s.clone(), toggles),
+            Millis(0),
+            true,
+            double_charged,
+            false,
+        );
+        assert!(
+            e.witness.is_none(),
+            "a double charge is reachable:\n{}",
+            show(e.witness.as_deref().unwrap())
+        );
+        assert!(e.ends > 1);
+        // What the key alone does not cover: a crash between the charge and the
+        // ledger commit leaves a charge without its row (crash-after-charge).
+        let ledger_gap = explore_with(
+            world(s, toggles),
+            Millis(0),
+            true,
+            |w| !w.invariants[&Invariant::LedgerMatchesCharges],
+            true,
+        );
+        let path = ledger_gap
+            .witness
+            .expect("a crash after the charge is reachable");
+        assert!(
+            path.iter()
+                .any(|t| matches!(t, Taken::Crash(NodeId::Api(0)))),
+            "{}",
+            show(&path)
+        );
     }
 }
