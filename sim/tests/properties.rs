@@ -8,8 +8,9 @@
 //! (b) every scenario under its `undefended()` toggles breaks its headline
 //!     invariant under its default fault, for every seed;
 //! (c) the same scenario and configuration always give the same run;
-//! (d) restoring step k and stepping once gives step k + 1, and a command
-//!     applied at step k keeps the past and replaces the future.
+//! (d) restoring step k and stepping once (or re-applying the command recorded
+//!     there) gives step k + 1, and a command applied at step k keeps the past
+//!     and replaces the future.
 //!
 //! A failure names the scenario, the toggles, the seed and the faults, and
 //! prints the trace of the first failing run.
@@ -464,36 +465,52 @@ fn some_command(w: &World, rng: &mut Rng) -> Command {
 fn restoring_a_step_and_stepping_once_gives_the_next_step() {
     for s in scenario::all() {
         let case = Case::new(&s, s.defended(), CRASHES);
-        for_all_seeds(&case, |seed, run| {
+        for_all_seeds(&case, |seed, mut run| {
             let mut rng = Rng::new(seed ^ 0x5EED);
-            let n = run.len();
-            ensure(run.state_at(n) == *run.end(), || {
-                "state_at(len) is not the end".into()
-            })?;
-            ensure(run.state_at(n + 5) == *run.end(), || {
-                "state_at clamps".into()
-            })?;
-            let k = rng.below(n as u64) as usize;
-            let mut w = run.state_at(k);
-            ensure(w == replay_from_scratch(&run, k), || {
-                format!("state_at({k}) differs from a replay from scratch")
-            })?;
-            let rec = &run.trace[k];
-            let hs = match &rec.cause {
-                Cause::Event => w.step(),
-                Cause::Command(c) => w.apply(c).map_err(|e| format!("{e}"))?,
-            };
-            ensure(hs == rec.happenings, || {
-                format!("step {} from state_at({k}) happens differently", k + 1)
-            })?;
-            ensure(w == run.state_at(k + 1), || {
-                format!(
-                    "state_at({k}) stepped once differs from state_at({})",
-                    k + 1
-                )
-            })
+            // On odd seeds the run carries a command (a branch), and on every
+            // other one of those the restored step is that command, re-applied.
+            let mut at_command = None;
+            let mut branch = String::new();
+            if seed % 2 == 1 {
+                let j = rng.below(run.len() as u64 + 1) as usize;
+                let cmd = some_command(&run.state_at(j), &mut rng);
+                branch = format!("after apply_at({j}, {cmd:?}): ");
+                run.apply_at(j, cmd).map_err(|e| format!("{branch}{e}"))?;
+                at_command = Some(j).filter(|_| seed % 4 == 1);
+            }
+            check_restore(&run, &mut rng, at_command).map_err(|e| format!("{branch}{e}"))
         });
     }
+}
+
+/// Restores a step of `run` (`at_command`, or a random one) and steps it once.
+fn check_restore(run: &Run, rng: &mut Rng, at_command: Option<usize>) -> Result<(), String> {
+    let n = run.len();
+    ensure(run.state_at(n) == *run.end(), || {
+        "state_at(len) is not the end".into()
+    })?;
+    ensure(run.state_at(n + 5) == *run.end(), || {
+        "state_at clamps".into()
+    })?;
+    let k = at_command.unwrap_or_else(|| rng.below(n as u64) as usize);
+    let mut w = run.state_at(k);
+    ensure(w == replay_from_scratch(run, k), || {
+        format!("state_at({k}) differs from a replay from scratch")
+    })?;
+    let rec = &run.trace[k];
+    let hs = match &rec.cause {
+        Cause::Event => w.step(),
+        Cause::Command(c) => w.apply(c).map_err(|e| format!("{e}"))?,
+    };
+    ensure(hs == rec.happenings, || {
+        format!("step {} from state_at({k}) happens differently", k + 1)
+    })?;
+    ensure(w == run.state_at(k + 1), || {
+        format!(
+            "state_at({k}) stepped once differs from state_at({})",
+            k + 1
+        )
+    })
 }
 
 #[test]
