@@ -170,7 +170,8 @@ const CHECK_THEN_ACT: &str = "the key is looked up with GET and written after th
 const CHARGE_OUTSIDE_THE_TRANSACTION: &str = "a crash between the processor's charge and \
     the commit of the key loses the record of the charge; the retry charges again. \
     crash-after-charge teaches the fix: the key in the effect's transaction and passed \
-    down to the processor.";
+    down to the processor (which, with the key in Postgres under a unique index, also \
+    stops the duplicates that break check-then-act in these runs).";
 
 const LIMITS: &[Limit] = &[
     Limit {
