@@ -437,9 +437,10 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
             ],
         );
         h.el("span", &[("class", "dot"), ("aria-hidden", "true")], "");
-        h.text(&format!("{}: ", invariant_name(ui, *inv)));
+        h.open("span", &[])
+            .text(&format!("{}: ", invariant_name(ui, *inv)));
         h.el("strong", &[], if *holds { ui.holds } else { ui.violated });
-        h.close("li");
+        h.close("span").close("li");
     }
     h.close("ul");
     h.finish()
@@ -519,7 +520,11 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in s.split(' ') {
         match lines.last_mut() {
-            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+            // A one-letter word (the instance letter of "API A") stays with its neighbour.
+            Some(l)
+                if l.chars().count() + 1 + word.chars().count() <= width
+                    || word.chars().count() == 1 =>
+            {
                 l.push(' ');
                 l.push_str(word);
             }
