@@ -172,12 +172,19 @@ pub struct Stored {
     pub payment: String,
     pub amount: i64,
     pub created_at: Millis,
+    /// The error code of a stored error response (empty for a success).
+    pub error: String,
 }
 
 impl Stored {
     /// The JSON kept in Redis.
     fn json(&self) -> String {
-        if self.completed {
+        if self.completed && !self.error.is_empty() {
+            format!(
+                "{{\"status\":{},\"error\":\"{}\",\"request_hash\":\"{}\"}}",
+                self.code, self.error, self.hash
+            )
+        } else if self.completed {
             format!(
                 "{{\"status\":{},\"payment_id\":\"{}\",\"amount\":{},\"request_hash\":\"{}\"}}",
                 self.code, self.payment, self.amount, self.hash
@@ -199,6 +206,7 @@ impl Stored {
             payment: field(s, "payment_id").unwrap_or_default(),
             amount: field(s, "amount").and_then(|v| v.parse().ok()).unwrap_or(0),
             created_at: now,
+            error: field(s, "error").unwrap_or_default(),
         }
     }
 
@@ -220,6 +228,7 @@ impl Stored {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
             created_at: Millis(get("created_at").as_int().unwrap_or(0) as u64),
+            error: field(&body, "error").unwrap_or_default(),
         }
     }
 }
@@ -247,6 +256,10 @@ pub struct Handling {
     rows: usize,
     /// The deadline of the call out in progress.
     deadline: Option<EventKey>,
+    /// This request holds the key's claim (a processing marker), so its answer is stored.
+    claimed: bool,
+    /// The error this request answers with, once it is stored under the key.
+    failed: Option<(u16, &'static str)>,
 }
 
 /// One API instance.
@@ -1279,6 +1292,8 @@ impl World {
             payment: None,
             rows: 0,
             deadline: None,
+            claimed: false,
+            failed: None,
         };
         self.apis[i as usize].handling.insert(rid, h);
         hs.push(Happening::Phase {
@@ -1444,8 +1459,11 @@ impl World {
 
     fn deadline(&mut self, node: NodeId, rid: ReqId, token: u32, hs: &mut Vec<Happening>) {
         if self.handling(node, rid).is_some_and(|h| h.token == token) {
+            if let Some(h) = self.handling_mut(node, rid) {
+                h.deadline = None;
+            }
             self.drop_connection(ReqId(rid.0), hs);
-            self.respond(node, rid, 503, Reply::Error("upstream_timeout"), false, hs);
+            self.advance(node, rid, Input::Timeout, hs);
         }
     }
 
@@ -1536,6 +1554,10 @@ impl World {
     /// returned, what it does next. One rule book for every scenario.
     fn api_logic(&mut self, h: &Handling, input: Input) -> Act {
         let req = &h.req;
+        let charges = matches!(req.body, Body::Charge { .. });
+        if input == Input::Timeout && !charges {
+            return Act::Respond(503, Reply::Error("upstream_timeout"), false);
+        }
         let key = req.key.map(|k| k.to_string());
         match (self.scenario.handler, req.body.clone()) {
             (_, Body::ReadAccount) => match (h.phase, input) {
@@ -1750,6 +1772,7 @@ impl World {
                             payment: String::new(),
                             amount,
                             created_at: self.now,
+                            error: String::new(),
                         };
                         Act::Go(
                             Phase::Claim,
@@ -1814,7 +1837,10 @@ impl World {
                     _ => false,
                 };
                 match result {
-                    _ if claimed => start_work(cfg),
+                    _ if claimed => {
+                        self.set_claimed(h);
+                        start_work(cfg)
+                    }
                     Input::Sql(Outcome::Error(_)) => {
                         Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
                     }
@@ -1835,6 +1861,7 @@ impl World {
             }
             (Phase::Takeover, Input::Sql(o)) => {
                 if o.count() == 1 {
+                    self.set_claimed(h);
                     start_work(cfg)
                 } else {
                     Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
@@ -1914,7 +1941,7 @@ impl World {
             (Phase::Commit, Input::Sql(o)) => {
                 let payment = h.payment.clone().unwrap_or_default();
                 if o.to_string() == "ROLLBACK" {
-                    return Act::Respond(500, Reply::Error("internal_error"), false);
+                    return self.fail(h, 500, "internal_error");
                 }
                 let stored = Stored {
                     completed: true,
@@ -1923,6 +1950,7 @@ impl World {
                     payment: payment.clone(),
                     amount,
                     created_at: self.now,
+                    error: String::new(),
                 };
                 match cfg.map(|c| (c.store, c.ttl)) {
                     Some((KeyStore::Redis, ttl)) => Act::Go(
@@ -1953,17 +1981,82 @@ impl World {
                     ),
                 }
             }
-            (Phase::StoreResponse, _) => Act::Respond(
-                201,
-                Reply::Payment {
-                    id: h.payment.clone().unwrap_or_default(),
-                    amount,
-                },
-                false,
-            ),
-            (Phase::Rollback, _) => Act::Respond(500, Reply::Error("internal_error"), false),
-            _ => Act::Respond(500, Reply::Error("internal_error"), false),
+            (Phase::StoreResponse, _) => match h.failed {
+                Some((status, code)) => Act::Respond(status, Reply::Error(code), false),
+                None => Act::Respond(
+                    201,
+                    Reply::Payment {
+                        id: h.payment.clone().unwrap_or_default(),
+                        amount,
+                    },
+                    false,
+                ),
+            },
+            (_, Input::Timeout) => self.fail(h, 503, "upstream_timeout"),
+            _ => self.fail(h, 500, "internal_error"),
         }
+    }
+
+    fn set_claimed(&mut self, h: &Handling) {
+        if let Some(m) = self.handling_mut(h.node, h.id) {
+            m.claimed = true;
+        }
+    }
+
+    /// Answers with an error. A request that holds the key's claim first stores
+    /// the error under the key, so a retry with the key gets the same answer
+    /// (as Stripe does, 500s included) instead of running again.
+    fn fail(&mut self, h: &Handling, status: u16, code: &'static str) -> Act {
+        let cfg = self.key_cfg();
+        let store = cfg.map(|c| c.store);
+        let Some(key) = h.req.key.map(|k| k.to_string()) else {
+            return Act::Respond(status, Reply::Error(code), false);
+        };
+        if !h.claimed
+            || h.failed.is_some()
+            || !matches!(store, Some(KeyStore::Redis | KeyStore::Postgres))
+        {
+            return Act::Respond(status, Reply::Error(code), false);
+        }
+        if let Some(m) = self.handling_mut(h.node, h.id) {
+            m.failed = Some((status, code));
+        }
+        let call = match (store, cfg) {
+            (Some(KeyStore::Redis), Some(c)) => {
+                let stored = Stored {
+                    completed: true,
+                    hash: h.req.body.fingerprint(),
+                    code: status,
+                    payment: String::new(),
+                    amount: 0,
+                    created_at: self.now,
+                    error: code.to_string(),
+                };
+                Call::Redis(redis::Cmd::Set {
+                    key: format!("idem:u{USER_ID}:{key}"),
+                    value: stored.json(),
+                    nx: false,
+                    xx: false,
+                    px: Some(c.ttl.0),
+                })
+            }
+            _ => Call::Sql(Stmt::Update {
+                table: "idempotency_keys",
+                set: vec![
+                    Assign::To("status", Value::text("completed")),
+                    Assign::To("response_code", Value::Int(i64::from(status))),
+                    Assign::To(
+                        "response_body",
+                        Value::text(format!("{{\"error\":\"{code}\"}}")),
+                    ),
+                ],
+                cond: vec![
+                    Cond::Eq("user_id", Value::Int(USER_ID)),
+                    Cond::Eq("key", Value::text(key)),
+                ],
+            }),
+        };
+        Act::Go(Phase::StoreResponse, call)
     }
 
     fn insert_key(&self, key: &str, hash: &str, atomic: bool) -> Stmt {
@@ -1989,6 +2082,9 @@ impl World {
     fn decide(&mut self, h: &Handling, c: KeyCfg, s: Stored) -> Act {
         if c.fingerprint && s.hash != h.req.body.fingerprint() {
             return Act::Respond(422, Reply::Error("idempotency_key_reused"), false);
+        }
+        if s.completed && s.code >= 400 {
+            return Act::Respond(s.code, Reply::Error(error_code(&s.error)), true);
         }
         if s.completed {
             return Act::Respond(
@@ -2164,6 +2260,8 @@ enum Input {
     Charged(String, bool),
     Memory(Option<Stored>),
     Stored,
+    /// The call out got no answer in time.
+    Timeout,
 }
 
 /// A call out of the handler.
@@ -2181,6 +2279,15 @@ enum Call {
 enum Act {
     Go(Phase, Call),
     Respond(u16, Reply, bool),
+}
+
+/// A stored error code back as the static code the responses carry.
+fn error_code(s: &str) -> &'static str {
+    match s {
+        "upstream_timeout" => "upstream_timeout",
+        "internal_error" => "internal_error",
+        _ => "stored_error",
+    }
 }
 
 fn select_account() -> Stmt {

@@ -1569,3 +1569,62 @@ fn snapshot_counter_increment_with_op_dedup() {
         "counter-increment.op-dedup",
     );
 }
+
+/// IETF draft and Stripe: a key that holds a claim stores its answer even when
+/// the answer is an error, and a retry with the key replays that error instead
+/// of running the payment again. Here the reader cuts the processor's reply in
+/// flight: the handler times out with 503, stores it under K1, and every retry
+/// gets the stored 503 back. The card was charged once.
+#[test]
+fn a_stored_error_response_is_replayed() {
+    let mut r = run("idempotency-key", &[]);
+    let (step, msg) = r
+        .trace
+        .iter()
+        .find_map(|rec| {
+            rec.happenings.iter().find_map(|h| match h {
+                Happening::Sent {
+                    msg,
+                    from: NodeId::Processor,
+                    ..
+                } => Some((rec.index, *msg)),
+                _ => None,
+            })
+        })
+        .expect("the processor answers");
+    r.apply_at(step, Command::Lose(msg)).expect("in flight");
+    let end = r.end();
+    assert_eq!(end.processor.charges.len(), 1);
+    let stored = end
+        .redis
+        .keys
+        .get("idem:u42:K1")
+        .expect("K1 stored")
+        .value
+        .clone();
+    assert!(
+        stored.contains("\"status\":503") && stored.contains("upstream_timeout"),
+        "{stored}"
+    );
+    let replays = r
+        .trace
+        .iter()
+        .flat_map(|rec| &rec.happenings)
+        .filter(|h| {
+            matches!(
+                h,
+                Happening::Responded {
+                    status: 503,
+                    replayed: true,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(
+        replays >= 1,
+        "a retry replays the stored 503:\n{}",
+        r.text()
+    );
+    assert_eq!(end.client.ops[0].belief, Belief::GaveUp);
+}
