@@ -52,62 +52,67 @@ fn Page() -> impl IntoView {
             .iter()
             .find(|n| n.id == lab.scenario.get())
     };
-    let has = move |n: NodeId| lab.run.with(|r| r.scenario.nodes().contains(&n));
+    let header = (!lab.embed).then(|| {
+        view! {
+            <header class="page__header">
+                <div class="page__title">
+                    <h1>{ui.title}</h1>
+                    <LangSwitch/>
+                </div>
+                <p class="lead">{ui.subtitle}</p>
+            </header>
+        }
+    });
     view! {
         <main class="page" class:embed=lab.embed data-testid="app-ready">
-            <Show when=move || !lab.embed>
-                <header class="page__header">
-                    <div class="page__title">
-                        <h1>{ui.title}</h1>
-                        <LangSwitch/>
-                    </div>
-                    <p class="lead">{ui.subtitle}</p>
-                </header>
-            </Show>
+            {header}
             <Notices/>
             <section class="lab" aria-labelledby="lab-title">
                 <div class="lab__head">
                     <h2 id="lab-title" data-testid="scenario-title">
-                        {move || {
-                            name().map(|s| s.title).unwrap_or(lab.scenario.get())
-                        }}
+                        {move || name().map(|s| s.title).unwrap_or(lab.scenario.get())}
                     </h2>
                     <Picker/>
                 </div>
-                <p class="summary-line">
-                    {move || name().map(|s| s.summary).unwrap_or("")}
-                </p>
-                <div class="lab__grid">
-                    <div class="lab__main">
-                        <Topology/>
-                        <Playback/>
-                        <StatePane pane=Pane::Narration/>
-                        <Faults/>
-                        <Switches/>
-                    </div>
-                    <div class="lab__side">
-                        <StatePane pane=Pane::Outcome/>
-                        <Show when=move || has(NodeId::Client)>
-                            <StatePane pane=Pane::Client/>
-                        </Show>
-                        <Show when=move || has(NodeId::Redis)>
-                            <StatePane pane=Pane::Redis/>
-                        </Show>
-                        <StatePane pane=Pane::Postgres/>
-                        <Show when=move || has(NodeId::Processor)>
-                            <StatePane pane=Pane::Processor/>
-                        </Show>
-                        <Show when=move || has(NodeId::Broker)>
-                            <StatePane pane=Pane::Broker/>
-                        </Show>
-                    </div>
-                    <div class="lab__seq">
-                        <Sequence/>
-                    </div>
-                </div>
+                <p class="summary-line">{move || name().map(|s| s.summary).unwrap_or("")}</p>
+                // Built anew for each scenario: which panes and controls exist is fixed per scenario.
+                {move || {
+                    lab.scenario.track();
+                    untrack(|| view! { <LabGrid/> })
+                }}
                 <p class="hint muted">{ui.keyboard_hint}</p>
             </section>
         </main>
+    }
+}
+
+/// The lab for the current scenario: the topology and controls, the state panes, the diagram.
+#[component]
+fn LabGrid() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
+    let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
+    view! {
+        <div class="lab__grid">
+            <div class="lab__main">
+                <Topology/>
+                <Playback/>
+                <StatePane pane=Pane::Narration/>
+                <Faults/>
+                <Switches/>
+            </div>
+            <div class="lab__side">
+                <StatePane pane=Pane::Outcome/>
+                {pane(NodeId::Client, Pane::Client)}
+                {pane(NodeId::Redis, Pane::Redis)}
+                <StatePane pane=Pane::Postgres/>
+                {pane(NodeId::Processor, Pane::Processor)}
+                {pane(NodeId::Broker, Pane::Broker)}
+            </div>
+            <div class="lab__seq">
+                <Sequence/>
+            </div>
+        </div>
     }
 }
 
@@ -147,15 +152,18 @@ fn LangSwitch() -> impl IntoView {
 #[component]
 fn Notices() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    view! {
-        <Show when=move || !lab.notices.with(|n| n.is_empty())>
-            <div class="notices" role="status" data-testid="notice">
-                {move || lab.notices.get().into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}
-                <button class="link" on:click=move |_| lab.notices.set(Vec::new())>
-                    "×"
-                </button>
-            </div>
-        </Show>
+    move || {
+        let notices = lab.notices.get();
+        (!notices.is_empty()).then(|| {
+            view! {
+                <div class="notices" role="status" data-testid="notice">
+                    {notices.into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}
+                    <button class="link" on:click=move |_| lab.notices.set(Vec::new())>
+                        "×"
+                    </button>
+                </div>
+            }
+        })
     }
 }
 
@@ -242,7 +250,7 @@ fn sync_url(lab: Lab) {
         let p = Params {
             scenario: id,
             step: (k > 0).then_some(k),
-            seed: lab.seed.get(),
+            seed: lab.seed,
             lang: Some(lab.lang.get()),
             speed: lab.speed.get(),
             embed: lab.embed,

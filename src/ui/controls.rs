@@ -152,23 +152,14 @@ pub fn Playback() -> impl IntoView {
 pub fn Faults() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let has_client = move || {
-        lab.run
-            .with(|r| r.scenario.nodes().contains(&NodeId::Client))
-    };
-    let crashable = move || {
-        lab.run.with(|r| {
-            r.scenario
-                .nodes()
-                .into_iter()
-                .filter(|n| n.can_crash())
-                .collect::<Vec<_>>()
-        })
-    };
+    // Fixed per scenario: the lab is built anew when the scenario changes.
+    let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
+    let has_client = nodes.contains(&NodeId::Client);
+    let crashable: Vec<NodeId> = nodes.into_iter().filter(|n| n.can_crash()).collect();
     view! {
         <fieldset class="faults">
             <legend>{ui.faults}</legend>
-            <Show when=has_client>
+            {has_client.then(|| view! {
                 <button data-testid="btn-drop-ack" on:click=move |_| lab.command(Command::LoseNextResponse)>
                     {ui.lose_next_ack}
                 </button>
@@ -195,9 +186,9 @@ pub fn Faults() -> impl IntoView {
                         {move || parallel_label(ui, lab.parallel_n.get())}
                     </button>
                 </span>
-            </Show>
-            {move || {
-                crashable()
+            })}
+            {
+                crashable
                     .into_iter()
                     .map(|n| {
                         let up = move || lab.world.with(|w| w.is_up(n));
@@ -219,7 +210,7 @@ pub fn Faults() -> impl IntoView {
                         }
                     })
                     .collect_view()
-            }}
+            }
             <button data-testid="btn-advance-1h" on:click=move |_| lab.command(Command::AdvanceClock(Millis::HOUR))>
                 {ui.advance_1h}
             </button>
@@ -266,47 +257,45 @@ fn copy_link(lab: Lab) {
 pub fn Switches() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let offered = move |kinds: &'static [ToggleKind]| {
-        lab.run.with(|r| {
-            r.scenario
-                .toggles
-                .iter()
-                .map(|(t, _)| *t)
-                .filter(|t| kinds.contains(&t.kind()))
-                .collect::<Vec<_>>()
+    // Fixed per scenario: the lab is built anew when the scenario changes.
+    let offered: Vec<Toggle> = lab
+        .run
+        .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
+    let scenario = lab.scenario.get_untracked();
+    let group = |legend: &'static str, testid: &'static str, kinds: &[ToggleKind]| {
+        let ts: Vec<Toggle> = offered
+            .iter()
+            .copied()
+            .filter(|t| kinds.contains(&t.kind()))
+            .collect();
+        (!ts.is_empty()).then(|| {
+            let items = ts
+                .into_iter()
+                .map(|t| {
+                    view! {
+                        <label class="switch">
+                            <input
+                                type="checkbox"
+                                data-testid=format!("toggle-{}", t.id())
+                                prop:checked=move || lab.toggles.get().has(t)
+                                on:change=move |ev| lab.set_toggle(t, event_target_checked(&ev))
+                            />
+                            <span>{toggle_label(ui, t, scenario)}</span>
+                        </label>
+                    }
+                })
+                .collect_view();
+            view! {
+                <fieldset class="switches" data-testid=testid>
+                    <legend>{legend}</legend>
+                    {items}
+                </fieldset>
+            }
         })
     };
-    let list = move |kinds: &'static [ToggleKind]| {
-        offered(kinds)
-            .into_iter()
-            .map(|t| {
-                view! {
-                    <label class="switch">
-                        <input
-                            type="checkbox"
-                            data-testid=format!("toggle-{}", t.id())
-                            prop:checked=move || lab.toggles.get().has(t)
-                            on:change=move |ev| lab.set_toggle(t, event_target_checked(&ev))
-                        />
-                        <span>{toggle_label(ui, t, lab.scenario.get_untracked())}</span>
-                    </label>
-                }
-            })
-            .collect_view()
-    };
     view! {
-        <Show when=move || !offered(&[ToggleKind::Defence]).is_empty()>
-            <fieldset class="switches" data-testid="defences">
-                <legend>{ui.defences}</legend>
-                {move || list(&[ToggleKind::Defence])}
-            </fieldset>
-        </Show>
-        <Show when=move || !offered(&[ToggleKind::Bug, ToggleKind::Variant]).is_empty()>
-            <fieldset class="switches">
-                <legend>{ui.bugs_variants}</legend>
-                {move || list(&[ToggleKind::Bug, ToggleKind::Variant])}
-            </fieldset>
-        </Show>
+        {group(ui.defences, "defences", &[ToggleKind::Defence])}
+        {group(ui.bugs_variants, "variants", &[ToggleKind::Bug, ToggleKind::Variant])}
     }
 }
 

@@ -18,7 +18,8 @@ pub struct Lab {
     pub lang: RwSignal<Lang>,
     pub scenario: RwSignal<&'static str>,
     pub toggles: RwSignal<Toggles>,
-    pub seed: RwSignal<u64>,
+    /// The run's seed (fixed for the page's life; it is in the URL).
+    pub seed: u64,
     pub run: RwSignal<Run>,
     /// Steps taken: 0 is the start, `run.len()` the end.
     pub cursor: RwSignal<usize>,
@@ -88,7 +89,7 @@ impl Lab {
             lang: RwSignal::new(start.lang),
             scenario: RwSignal::new(start.scenario),
             toggles: RwSignal::new(start.toggles),
-            seed: RwSignal::new(start.seed),
+            seed: start.seed,
             run,
             cursor,
             playing: RwSignal::new(false),
@@ -200,7 +201,7 @@ impl Lab {
         let run = new_run(
             self.scenario.get_untracked(),
             self.toggles.get_untracked(),
-            self.seed.get_untracked(),
+            self.seed,
         );
         let len = run.len();
         self.run.set(run);

@@ -17,18 +17,19 @@ use wasm_bindgen::JsCast;
 pub fn Topology() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let layout = Memo::new(move |_| {
-        let nodes = lab.run.with(|r| r.scenario.nodes());
-        Layout::new(&nodes, lab.tall.get())
-    });
+    // The nodes are fixed per scenario (the lab is built anew for each); the orientation follows the width.
+    let layout = move || {
+        Layout::new(
+            &lab.run.with_untracked(|r| r.scenario.nodes()),
+            lab.tall.get(),
+        )
+    };
     let markup = move || {
-        layout.with(|l| {
-            lab.prev.with(|p| {
-                lab.world.with(|w| {
-                    lab.record.with(|r| {
-                        render::topology(ui, l, p, w, r.as_ref(), lab.anim.get_untracked())
-                    })
-                })
+        let l = layout();
+        lab.prev.with(|p| {
+            lab.world.with(|w| {
+                lab.record
+                    .with(|r| render::topology(ui, &l, p, w, r.as_ref(), lab.anim.get_untracked()))
             })
         })
     };
@@ -44,31 +45,30 @@ pub fn Topology() -> impl IntoView {
             .prev
             .with(|p| lab.world.with(|w| render::messages(p, w)));
         let (t0, t1) = (lab.prev.with(|w| w.now.0), lab.world.with(|w| w.now.0));
-        layout.with(|l| {
-            for i in 0..nodes.length() {
-                let Some(g) = nodes
-                    .item(i)
-                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-                else {
-                    continue;
-                };
-                let id = g
-                    .get_attribute("data-msg")
-                    .and_then(|s| s.parse::<u32>().ok());
-                let Some(m) = msgs.iter().find(|m| Some(m.id.0) == id) else {
-                    continue;
-                };
-                let in_flight = lab.world.with(|w| w.msgs.contains_key(&m.id));
-                let at = l.msg_at(m, t0, t1, anim, in_flight);
-                let _ = g.set_attribute(
-                    "transform",
-                    &format!("translate({} {})", tenths(at.x), tenths(at.y)),
-                );
-                let cl = g.class_list();
-                let _ = cl.toggle_with_force("hidden", at.hidden);
-                let _ = cl.toggle_with_force("msg--lost", at.broken);
-            }
-        });
+        let l = &layout();
+        for i in 0..nodes.length() {
+            let Some(g) = nodes
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            else {
+                continue;
+            };
+            let id = g
+                .get_attribute("data-msg")
+                .and_then(|s| s.parse::<u32>().ok());
+            let Some(m) = msgs.iter().find(|m| Some(m.id.0) == id) else {
+                continue;
+            };
+            let in_flight = lab.world.with(|w| w.msgs.contains_key(&m.id));
+            let at = l.msg_at(m, t0, t1, anim, in_flight);
+            let _ = g.set_attribute(
+                "transform",
+                &format!("translate({} {})", tenths(at.x), tenths(at.y)),
+            );
+            let cl = g.class_list();
+            let _ = cl.toggle_with_force("hidden", at.hidden);
+            let _ = cl.toggle_with_force("msg--lost", at.broken);
+        }
     });
     let lose = move |ev: leptos::ev::MouseEvent| {
         let id = ev
