@@ -7,6 +7,8 @@
 //    "Interactive" = the element [data-testid="app-ready"] is in the DOM: for the lesson
 //    that is when the wasm app has mounted; for the static page, when the parser adds it.
 //    Measured inside the page with performance.now(), whose origin is navigation start.
+// 3. Animation: frame intervals while the lab plays with 50 messages in flight (five
+//    bursts of ten parallel requests), measured with requestAnimationFrame in the page.
 // Prints figures only; it asserts nothing about time.
 
 import { launchChromium } from '../e2e/browser.mjs';
@@ -82,6 +84,38 @@ async function timeToReady(browser, url) {
   }
 }
 
+/** Frame intervals while playing with 50 messages in flight. */
+async function animation(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${url}?scenario=naive-post&seed=1&lang=en&speed=0.5`);
+  await page.waitForSelector('[data-testid="app-ready"]');
+  await page.fill('[data-testid="parallel-n"]', '10');
+  await page.dispatchEvent('[data-testid="parallel-n"]', 'change');
+  for (let i = 0; i < 5; i++) await page.click('[data-testid="btn-parallel-retries"]');
+  const inFlight = await page.locator('[data-testid="msg"]:not(.hidden)').count();
+  await page.click('[data-testid="btn-play"]');
+  const frames = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const t = [];
+        const tick = (now) => {
+          t.push(now);
+          if (now - t[0] < 3000) requestAnimationFrame(tick);
+          else resolve(t.slice(1).map((x, i) => x - t[i]));
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+  await context.close();
+  const sorted = [...frames].sort((a, b) => a - b);
+  const p95 = sorted[Math.floor(sorted.length * 0.95)];
+  console.log('');
+  console.log(`animation, playing at 0.5x with ${inFlight} messages drawn, 3 s of frames`);
+  console.log(`  frames ${frames.length}, interval median ${median(frames).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, ` +
+    `max ${sorted[sorted.length - 1].toFixed(1)} ms (${(1000 / median(frames)).toFixed(0)} fps)`);
+}
+
 async function main() {
   assertDistBuilt();
   const sizes = distSizes();
@@ -111,6 +145,7 @@ async function main() {
     console.log(`  lesson (wasm app mounted)        median ${ml.toFixed(1).padStart(6)} ms   runs: ${fmt(lesson)}`);
     console.log(`  static HTML page, ${kb(sizes.total.raw).trim()}   median ${mb.toFixed(1).padStart(6)} ms   runs: ${fmt(baseline)}`);
     console.log(`  ratio lesson / static page: ${(ml / mb).toFixed(2)}x`);
+    await animation(browser, lessonUrl);
   } finally {
     await browser.close();
     await server.close();
