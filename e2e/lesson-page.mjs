@@ -34,10 +34,12 @@ export class LessonPage {
    * @param {import('playwright-core').Browser} browser
    * @param {string} url
    * @param {{width: number, height: number}} viewport
+   * @param {import('playwright-core').BrowserContextOptions} [contextOptions]  e.g. colorScheme, reducedMotion
    */
-  static async open(browser, url, viewport = { width: 1440, height: 900 }) {
-    const context = await browser.newContext({ viewport });
-    const lesson = new LessonPage(await context.newPage());
+  static async open(browser, url, viewport = { width: 1440, height: 900 }, contextOptions = {}) {
+    const context = await browser.newContext({ ...contextOptions, viewport });
+    // `this`: a subclass (LabPage) opens as itself.
+    const lesson = new this(await context.newPage());
     lesson.response = await lesson.page.goto(url);
     await lesson.waitUntilReady();
     return lesson;
