@@ -51,7 +51,7 @@ impl Layout {
                     .into_iter()
                     .enumerate()
                 {
-                    out.push((n, at(62.0 + 118.0 * i as f64, 380.0, 112.0, 110.0)));
+                    out.push((n, at(59.0 + 121.0 * i as f64, 380.0, 115.0, 110.0)));
                 }
             }
             // Left to right: producer, broker, consumer, ledger.

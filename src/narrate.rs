@@ -7,7 +7,7 @@ use idem_sim::net::{dollars, LossCause};
 use idem_sim::scenario::Phase;
 use idem_sim::trace::{Cause, Happening, StepRecord};
 use idem_sim::world::{Belief, Command};
-use idem_sim::{Invariant, NodeId};
+use idem_sim::{Invariant, Millis, NodeId};
 
 /// Fills `{}` placeholders in order.
 pub fn fill(template: &str, args: &[&str]) -> String {
@@ -21,6 +21,23 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// A virtual time or duration in the reader's units: `2.339 s`, `25 h 0 min 3.100 s`.
+pub fn duration(ui: &Ui, t: Millis) -> String {
+    let ms = t.0;
+    let (h, m, s, milli) = (
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000,
+    );
+    let secs = format!("{s}{}{milli:03} {}", ui.decimal_sep, ui.unit_s);
+    match (h, m) {
+        (0, 0) => secs,
+        (0, m) => format!("{m} {} {secs}", ui.unit_min),
+        (h, m) => format!("{h} {} {m} {} {secs}", ui.unit_h, ui.unit_min),
+    }
 }
 
 /// A node's name in the reader's language.
@@ -202,7 +219,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
             }
             Happening::Crashed(n) => Some(fill(ui.n_crashed, &[&node_name(ui, *n)])),
             Happening::Restarted(n) => Some(fill(ui.n_restarted, &[&node_name(ui, *n)])),
-            Happening::ClockAdvanced(d) => Some(fill(ui.n_clock, &[&d.to_string()])),
+            Happening::ClockAdvanced(d) => Some(fill(ui.n_clock, &[&duration(ui, *d)])),
             Happening::KeyExpired(k) => Some(fill(ui.n_key_expired, &[k])),
             Happening::Appended {
                 msg_id,

@@ -15,13 +15,13 @@ use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::Belief;
 use idem_sim::{Millis, NodeId, World};
 
-/// `23 h 59 min`, `59 s`: a TTL at a glance.
-pub fn short_duration(t: Millis) -> String {
+/// `23 h 59 min`, `59 s`: a TTL at a glance, in the reader's units.
+pub fn short_duration(ui: &Ui, t: Millis) -> String {
     let s = t.0 / 1000;
     match (s / 3600, (s / 60) % 60, s % 60) {
-        (0, 0, s) => format!("{s} s"),
-        (0, m, s) => format!("{m} min {s} s"),
-        (h, m, _) => format!("{h} h {m} min"),
+        (0, 0, s) => format!("{s} {}", ui.unit_s),
+        (0, m, s) => format!("{m} {} {s} {}", ui.unit_min, ui.unit_s),
+        (h, m, _) => format!("{h} {} {m} {}", ui.unit_h, ui.unit_min),
     }
 }
 
@@ -65,7 +65,7 @@ pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
         h.el("code", &[("class", "kv__key")], k);
         h.el("code", &[("class", "kv__value")], &e.value);
         if let Some(ttl) = w.redis.ttl(k, w.now) {
-            let text = format!("{} {}", ui.ttl, short_duration(ttl));
+            let text = format!("{} {}", ui.ttl, short_duration(ui, ttl));
             h.el(
                 "span",
                 &[("class", "kv__ttl"), ("data-ttl-ms", &ttl.0.to_string())],
@@ -273,7 +273,7 @@ pub fn client(ui: &Ui, w: &World) -> String {
         }
         Belief::Succeeded(what) => match op.spec {
             OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. } => {
-                (ui.screen_receipt.replace("100.00", &dollars(a)), "receipt")
+                (fill(ui.screen_receipt, &[&dollars(a)]), "receipt")
             }
             _ => (format!("✓ {what}"), "receipt"),
         },
@@ -306,7 +306,7 @@ pub fn client(ui: &Ui, w: &World) -> String {
             .el("code", &[("title", &uuid)], &format!("{k} = {uuid}"))
             .close("dd");
     }
-    if w.scenario.nodes().contains(&NodeId::Processor) {
+    if w.scenario.expected_charge.is_some() {
         let charges: Vec<i64> = w
             .processor
             .charges
@@ -515,20 +515,39 @@ fn icon(n: NodeId) -> &'static str {
     }
 }
 
-/// Splits a name into lines of at most `width` characters, at spaces.
-fn wrap(s: &str, width: usize) -> Vec<String> {
+/// The width of `s` in SVG units at 13 px bold, estimated per character class
+/// (no font metrics in the module): Cyrillic and capitals are wider than Latin lower case.
+fn text_width(s: &str) -> f64 {
+    s.chars()
+        .map(|c| match c {
+            ' ' => 4.1,
+            'а'..='я' | 'ё' => 9.3,
+            'А'..='Я' | 'Ё' | 'A'..='Z' | 'm' | 'w' => 9.8,
+            '0'..='9' => 8.2,
+            _ => 7.9,
+        })
+        .sum()
+}
+
+/// Splits a name into at most two lines that fit `width` units (at `scale` of 13 px),
+/// at spaces. A lone letter (the instance letter of "API A") never ends up alone.
+fn wrap(s: &str, width: f64, scale: f64) -> Vec<String> {
+    let fits = |t: &str| text_width(t) * scale <= width;
     let mut lines: Vec<String> = Vec::new();
     for word in s.split(' ') {
         match lines.last_mut() {
-            // A one-letter word (the instance letter of "API A") stays with its neighbour.
-            Some(l)
-                if l.chars().count() + 1 + word.chars().count() <= width
-                    || word.chars().count() == 1 =>
-            {
+            Some(l) if fits(&format!("{l} {word}")) => {
                 l.push(' ');
                 l.push_str(word);
             }
             _ => lines.push(word.to_string()),
+        }
+    }
+    let n = lines.len();
+    if n >= 2 && lines[n - 1].chars().count() == 1 {
+        if let Some((head, last)) = lines[n - 2].clone().rsplit_once(' ') {
+            lines[n - 2] = head.to_string();
+            lines[n - 1] = format!("{last} {}", lines[n - 1]);
         }
     }
     lines
@@ -656,12 +675,16 @@ pub fn topology(
         } else {
             "node__name"
         };
-        let per_line = if narrow {
-            14
+        // In a narrow box the name shrinks, if it must, until its longest word fits.
+        let avail = if narrow { p.w - 8.0 } else { p.w - 44.0 };
+        let widest = title.split(' ').map(text_width).fold(0.0, f64::max);
+        let scale = if narrow {
+            (10.0 / 13.0f64).min(avail / widest)
         } else {
-            ((p.w - 44.0) / 8.0) as usize
+            1.0
         };
-        let mut lines = wrap(&title, per_line);
+        let size = tenths(13.0 * scale);
+        let mut lines = wrap(&title, avail, scale);
         lines.truncate(2);
         let (tx, anchor, top) = if narrow {
             (p.x, "middle", y + 34.0)
@@ -690,6 +713,7 @@ pub fn topology(
                     ("x", &n(tx)),
                     ("y", &ly),
                     ("text-anchor", anchor),
+                    (if narrow { "font-size" } else { "" }, &size),
                 ],
                 line,
             );
@@ -956,6 +980,34 @@ mod tests {
         let start = html[at..].find('>').unwrap() + at + 1;
         let end = html[start..].find('<').unwrap() + start;
         html[start..end].to_string()
+    }
+
+    #[test]
+    fn node_names_wrap_to_their_box() {
+        assert_eq!(
+            wrap("Платёжный API A", 124.0, 1.0),
+            vec!["Платёжный", "API A"]
+        );
+        assert_eq!(wrap("Payment API A", 124.0, 1.0), vec!["Payment API A"]);
+        for names in [crate::lesson::ui(Lang::Ru), crate::lesson::ui(Lang::En)] {
+            for name in [
+                names.node_redis,
+                names.node_postgres,
+                names.node_processor,
+                names.node_mobile_app,
+            ] {
+                let title = name.split(" (").next().unwrap();
+                let widest = title.split(' ').map(text_width).fold(0.0, f64::max);
+                let scale = (10.0 / 13.0f64).min(107.0 / widest);
+                assert!(scale >= 0.7, "{title}: the font would shrink below 9 px");
+                for line in wrap(title, 107.0, scale) {
+                    assert!(
+                        text_width(&line) * scale <= 107.0,
+                        "{line} is too wide for a store box"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

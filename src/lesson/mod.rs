@@ -401,6 +401,7 @@ ui_struct! {
     screen_spinner,
     screen_failed,
     screen_try_again,
+    /// `{}` is the amount, e.g. `100.00`.
     screen_receipt,
 
     // Sequence diagram annotations.
@@ -459,6 +460,11 @@ ui_struct! {
     calc_formula,
     calc_note,
     unit_ms,
+    unit_h,
+    unit_min,
+    unit_s,
+    /// The decimal separator of the language.
+    decimal_sep,
     unit_bytes,
     unit_kb,
     unit_mb,

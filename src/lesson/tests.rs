@@ -22,6 +22,7 @@ const RU_LATIN_ALLOWED: &[&str] = &[
     "PSP",
     "TTL",
     "WHERE version = expected_version",
+    ",",
 ];
 
 /// What a string is, for the language checks.

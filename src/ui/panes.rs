@@ -51,7 +51,7 @@ pub fn StatePane(
         })
     };
     if pane == Pane::Narration {
-        let clock = move || lab.world.with(|w| w.now.to_string());
+        let clock = move || lab.world.with(|w| crate::narrate::duration(ui, w.now));
         return view! {
             <section class=class data-testid=testid>
                 <h3>
