@@ -411,9 +411,9 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     h.close("dl");
     let all = w.all_hold();
     let (word, id) = if all {
-        (ui.holds, "holds")
+        (ui.invariants_hold, "holds")
     } else {
-        (ui.violated, "violated")
+        (ui.invariants_violated, "violated")
     };
     h.open("h4", &[]).text(&format!("{} ", ui.pane_invariants));
     h.el(

@@ -1007,7 +1007,8 @@ pub static UI: Ui = Ui {
     tables_title: "Tables",
     record_offset: "offset",
     parallel_n_retries: "Fire {} retries at once",
-    invariant_status: "All invariants",
+    invariants_hold: "hold",
+    invariants_violated: "violated",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

@@ -577,7 +577,9 @@ ui_struct! {
     record_offset,
     /// `{}` is how many copies.
     parallel_n_retries,
-    invariant_status,
+    /// The invariants as a whole, after the pane title: "Invariants hold".
+    invariants_hold,
+    invariants_violated,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

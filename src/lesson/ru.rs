@@ -1007,7 +1007,8 @@ pub static UI: Ui = Ui {
     tables_title: "Таблицы",
     record_offset: "офсет",
     parallel_n_retries: "Отправить {} повтора разом",
-    invariant_status: "Все инварианты",
+    invariants_hold: "выполняются",
+    invariants_violated: "нарушены",
 };
 
 /// Scenario titles and one-line summaries, for the picker.
