@@ -793,7 +793,6 @@ pub fn topology(
     h.finish()
 }
 
-const LANE_W: f64 = 70.0;
 const ROW_H: f64 = 22.0;
 const TOP: f64 = 34.0;
 
@@ -804,16 +803,23 @@ pub fn sequence_y(k: usize) -> f64 {
 
 /// The sequence diagram as SVG: a lane per node, an arrow per message, the
 /// current step highlighted. Arrows carry `data-step` for click-to-jump.
-pub fn sequence(ui: &Ui, trace: &[StepRecord], nodes: &[NodeId], cursor: usize) -> String {
+/// `lane_w` is the width of a lane (narrower on phones).
+pub fn sequence(
+    ui: &Ui,
+    trace: &[StepRecord],
+    nodes: &[NodeId],
+    cursor: usize,
+    lane_w: f64,
+) -> String {
     let (arrows, marks) = seqdiag::build(trace);
     let lane = |n: NodeId| {
         nodes
             .iter()
             .position(|x| *x == n)
-            .map_or(0.0, |i| LANE_W / 2.0 + LANE_W * i as f64)
+            .map_or(0.0, |i| lane_w / 2.0 + lane_w * i as f64)
     };
     let y = sequence_y;
-    let width = LANE_W * nodes.len() as f64;
+    let width = lane_w * nodes.len() as f64;
     let height = TOP + ROW_H * (trace.len() as f64 + 1.5);
     let n = num;
     let mut h = Html::new();
@@ -1068,7 +1074,7 @@ mod tests {
                         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
                     }
                 }
-                let svg = sequence(ui, &r.trace, &s.nodes(), r.len());
+                let svg = sequence(ui, &r.trace, &s.nodes(), r.len(), 70.0);
                 assert_eq!(
                     svg.matches("data-testid=\"seq-arrow\"").count(),
                     seqdiag::build(&r.trace).0.len()

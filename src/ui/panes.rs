@@ -75,8 +75,15 @@ pub fn Sequence() -> impl IntoView {
     let ui = lab.ui();
     let markup = move || {
         let k = lab.cursor.get();
-        lab.run
-            .with(|r| render::sequence(ui, &r.trace, &r.scenario.nodes(), k))
+        lab.run.with(|r| {
+            render::sequence(
+                ui,
+                &r.trace,
+                &r.scenario.nodes(),
+                k,
+                if lab.tall.get() { 60.0 } else { 70.0 },
+            )
+        })
     };
     let scroller = NodeRef::<Div>::new();
     // Keep the current step in view (the scroll position is the DOM's, not state).
