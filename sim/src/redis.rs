@@ -14,10 +14,26 @@ pub enum Cmd {
         value: String,
         nx: bool,
         xx: bool,
-        px: Option<u64>,
+        ttl: Option<Ttl>,
     },
     Del(String),
     Incr(String),
+}
+
+/// A key's time to live as `SET` takes it: `EX` seconds or `PX` milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ttl {
+    Ex(u64),
+    Px(u64),
+}
+
+impl Ttl {
+    fn millis(self) -> Millis {
+        match self {
+            Ttl::Ex(s) => Millis(s * 1000),
+            Ttl::Px(ms) => Millis(ms),
+        }
+    }
 }
 
 /// A reply: `OK`, `(nil)`, a bulk string or an integer.
@@ -39,7 +55,7 @@ impl fmt::Display for Cmd {
                 value,
                 nx,
                 xx,
-                px,
+                ttl,
             } => {
                 write!(f, "SET {key} '{value}'")?;
                 if *nx {
@@ -48,8 +64,10 @@ impl fmt::Display for Cmd {
                 if *xx {
                     f.write_str(" XX")?;
                 }
-                if let Some(ms) = px {
-                    write!(f, " PX {ms}")?;
+                match ttl {
+                    Some(Ttl::Ex(s)) => write!(f, " EX {s}")?,
+                    Some(Ttl::Px(ms)) => write!(f, " PX {ms}")?,
+                    None => {}
                 }
                 Ok(())
             }
@@ -118,13 +136,13 @@ impl Redis {
                 value,
                 nx,
                 xx,
-                px,
+                ttl,
             } => {
                 let exists = self.keys.contains_key(key);
                 if (*nx && exists) || (*xx && !exists) {
                     return Reply::Nil;
                 }
-                let expires_at = px.map(|ms| now + Millis(ms));
+                let expires_at = ttl.map(|t| now + t.millis());
                 self.keys.insert(
                     key.clone(),
                     Entry {
@@ -162,7 +180,7 @@ mod tests {
             value: "v".into(),
             nx: true,
             xx: false,
-            px: Some(86_400_000),
+            ttl: Some(Ttl::Px(86_400_000)),
         }
     }
 
@@ -180,6 +198,21 @@ mod tests {
             set_nx("idem:K1").to_string(),
             "SET idem:K1 'v' NX PX 86400000"
         );
+    }
+
+    #[test]
+    fn set_ex_takes_seconds() {
+        let mut r = Redis::default();
+        let cmd = Cmd::Set {
+            key: "k".into(),
+            value: "v".into(),
+            nx: true,
+            xx: false,
+            ttl: Some(Ttl::Ex(86_400)),
+        };
+        assert_eq!(cmd.to_string(), "SET k 'v' NX EX 86400");
+        assert_eq!(r.execute(&cmd, Millis(0)), Reply::Ok);
+        assert_eq!(r.ttl("k", Millis(0)), Some(Millis::hours(24)));
     }
 
     #[test]

@@ -1781,7 +1781,7 @@ impl World {
                                 value: marker.json(),
                                 nx: true,
                                 xx: false,
-                                px: Some(c.ttl.0),
+                                ttl: Some(redis::Ttl::Px(c.ttl.0)),
                             }),
                         )
                     }
@@ -1960,7 +1960,7 @@ impl World {
                             value: stored.json(),
                             nx: false,
                             xx: false,
-                            px: Some(ttl.0),
+                            ttl: Some(redis::Ttl::Px(ttl.0)),
                         }),
                     ),
                     Some((KeyStore::Memory, _)) => {
@@ -2037,7 +2037,7 @@ impl World {
                     value: stored.json(),
                     nx: false,
                     xx: false,
-                    px: Some(c.ttl.0),
+                    ttl: Some(redis::Ttl::Px(c.ttl.0)),
                 })
             }
             _ => Call::Sql(Stmt::Update {

@@ -423,7 +423,7 @@ fn set(k: &str, v: &str, nx: bool, xx: bool, px: Option<u64>) -> Cmd {
         value: v.into(),
         nx,
         xx,
-        px,
+        ttl: px.map(idem_sim::redis::Ttl::Px),
     }
 }
 
