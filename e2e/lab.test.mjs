@@ -104,6 +104,25 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  // The wasm build runs the same simulation as the host: a (scenario, seed) has the same
+  // number of steps and ends at the same virtual time in both. The host's figures come from
+  // `cargo run -p idem-sim --example trace -- <scenario> <seed>` (last line: step, time).
+  test('the same seed gives the same run in the browser as on the host', async () => {
+    const host = [
+      ['naive-post', 1, 15, '2.617 s'],
+      ['idempotency-key', 42, 23, '2.267 s'],
+      ['concurrent-duplicates', 7, 33, '0.527 s'],
+    ];
+    for (const [scenario, seed, steps, clock] of host) {
+      await withLab(q({ scenario, seed, lang: 'en' }), async (lab) => {
+        const end = await lab.toEnd();
+        assert.equal(end.n, steps, `${scenario} seed ${seed}: steps`);
+        assert.equal(end.k, steps);
+        assert.equal(await lab.text('clock'), clock, `${scenario} seed ${seed}: virtual time at the end`);
+      });
+    }
+  });
+
   test('idempotency-key survives a lost ack and parallel retries; naive-post does not', async () => {
     await withLab(q({ scenario: 'idempotency-key' }), async (lab) => {
       const fresh = await lab.counter();
