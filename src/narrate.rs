@@ -299,14 +299,7 @@ mod tests {
     #[test]
     fn the_lost_ack_and_the_second_charge_are_told() {
         let s = scenario::by_id("naive-post").unwrap();
-        let run = Run::new(
-            s.clone(),
-            Config {
-                toggles: s.default_toggles(),
-                seed: 1,
-                random: Default::default(),
-            },
-        );
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
         let ui = ui(Lang::En);
         let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, r)).collect();
         assert!(all

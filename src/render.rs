@@ -969,14 +969,7 @@ mod tests {
 
     fn run(id: &str) -> Run {
         let s = scenario::by_id(id).unwrap();
-        Run::new(
-            s.clone(),
-            Config {
-                toggles: s.default_toggles(),
-                seed: 1,
-                random: Default::default(),
-            },
-        )
+        Run::new(s.clone(), Config::defaults(&s, 1))
     }
 
     fn attr_text(html: &str, testid: &str) -> String {
@@ -1044,14 +1037,7 @@ mod tests {
     #[test]
     fn every_pane_renders_every_step_of_every_scenario_in_both_languages() {
         for s in scenario::all() {
-            let r = Run::new(
-                s.clone(),
-                Config {
-                    toggles: s.default_toggles(),
-                    seed: 2,
-                    random: Default::default(),
-                },
-            );
+            let r = Run::new(s.clone(), Config::defaults(&s, 2));
             for lang in Lang::ALL {
                 let ui = ui(lang);
                 for k in 0..=r.len() {

@@ -114,14 +114,7 @@ mod tests {
     #[test]
     fn naive_post_has_one_lost_response_and_two_charges() {
         let s = scenario::by_id("naive-post").unwrap();
-        let run = Run::new(
-            s.clone(),
-            Config {
-                toggles: s.default_toggles(),
-                seed: 1,
-                random: Default::default(),
-            },
-        );
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
         let (arrows, marks) = build(&run.trace);
         let lost: Vec<&Arrow> = arrows.iter().filter(|a| a.lost).collect();
         assert_eq!(lost.len(), 1);

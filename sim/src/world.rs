@@ -28,6 +28,17 @@ pub struct Config {
     pub random: RandomFaults,
 }
 
+impl Config {
+    /// The scenario's default toggles, no random faults.
+    pub fn defaults(s: &Scenario, seed: u64) -> Config {
+        Config {
+            toggles: s.default_toggles(),
+            seed,
+            random: RandomFaults::default(),
+        }
+    }
+}
+
 /// A command from outside the world: the reader's controls, or a scenario's script.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
@@ -1591,7 +1602,7 @@ impl World {
                     )
                 }
                 (Phase::Debit, Input::Sql(o)) => {
-                    self.set_rows(h, o.count());
+                    self.update(h, |m| m.rows = o.count());
                     Act::Go(Phase::ReadAccount, Call::Sql(select_account()))
                 }
                 (Phase::ReadAccount, Input::Sql(o)) => {
@@ -1663,8 +1674,8 @@ impl World {
                     }
                 }
                 (Phase::Charge, Input::Charged(charge, _)) => {
-                    self.set_charge(h, charge);
-                    let pay = self.insert_payment(amount, None);
+                    self.update(h, |m| m.charge = Some(charge));
+                    let pay = self.insert_payment(h, amount, None);
                     Act::Go(Phase::InsertPayment, Call::Sql(pay))
                 }
                 (Phase::InsertPayment, Input::Sql(_)) => Act::Respond(
@@ -1680,33 +1691,37 @@ impl World {
         }
     }
 
-    fn set_rows(&mut self, h: &Handling, rows: usize) {
-        let node = self.owner_of(h);
-        if let Some(m) = node.and_then(|(n, r)| self.handling_mut(n, r)) {
-            m.rows = rows;
+    /// Updates the live copy of a handler (the logic works on a snapshot of it).
+    fn update(&mut self, h: &Handling, f: impl FnOnce(&mut Handling)) {
+        if let Some(m) = self.handling_mut(h.node, h.id) {
+            f(m);
         }
     }
 
-    fn set_charge(&mut self, h: &Handling, charge: String) {
-        let node = self.owner_of(h);
-        if let Some(m) = node.and_then(|(n, r)| self.handling_mut(n, r)) {
-            m.charge = Some(charge);
-        }
+    /// The in-process map of the instance that runs `h`.
+    fn memory(&mut self, h: &Handling) -> &mut VecMap<String, Stored> {
+        let NodeId::Api(i) = h.node else {
+            unreachable!("only API instances handle requests")
+        };
+        &mut self.apis[i as usize].memory
     }
 
-    fn set_payment(&mut self, h: &Handling, payment: String) {
-        let node = self.owner_of(h);
-        if let Some(m) = node.and_then(|(n, r)| self.handling_mut(n, r)) {
-            m.payment = Some(payment);
-        }
+    /// The answer to a payment that went through.
+    fn paid(payment: String, amount: i64) -> Act {
+        Act::Respond(
+            201,
+            Reply::Payment {
+                id: payment,
+                amount,
+            },
+            false,
+        )
     }
 
-    fn owner_of(&self, h: &Handling) -> Option<(NodeId, ReqId)> {
-        Some((h.node, h.id))
-    }
-
-    fn insert_payment(&mut self, amount: i64, key: Option<String>) -> Stmt {
+    /// The ledger row for `h`'s payment; `h` remembers the payment id for its answer.
+    fn insert_payment(&mut self, h: &Handling, amount: i64, key: Option<String>) -> Stmt {
         let id = self.new_payment_id();
+        self.update(h, |m| m.payment = Some(id.clone()));
         Stmt::Insert {
             table: "payments",
             columns: vec!["id", "user_id", "amount", "idempotency_key"],
@@ -1796,11 +1811,7 @@ impl World {
                         Act::Go(Phase::Claim, Call::Sql(self.insert_key(k, &hash, true)))
                     }
                     (KeyStore::Memory, _) => {
-                        let NodeId::Api(i) = self.owner_of(h).map_or(NodeId::Api(0), |o| o.0)
-                        else {
-                            unreachable!()
-                        };
-                        let hit = self.apis[i as usize].memory.get(k).cloned();
+                        let hit = self.memory(h).get(k).cloned();
                         Act::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
                     }
                 },
@@ -1871,35 +1882,22 @@ impl World {
                 if begin_first && h.charge.is_none() {
                     Act::Go(Phase::Charge, charge_call(cfg))
                 } else {
-                    let pay = self.insert_payment(amount, key.clone());
-                    if let Stmt::Insert { values, .. } = &pay {
-                        self.set_payment(h, values[0].to_string());
-                    }
-                    Act::Go(Phase::InsertPayment, Call::Sql(pay))
+                    Act::Go(
+                        Phase::InsertPayment,
+                        Call::Sql(self.insert_payment(h, amount, key.clone())),
+                    )
                 }
             }
             (Phase::Charge, Input::Charged(charge, _)) => {
-                self.set_charge(h, charge.clone());
-                let h = Handling {
-                    charge: Some(charge),
-                    ..h.clone()
-                };
-                if begin_first || cfg.is_some() {
-                    if begin_first {
-                        let pay = self.insert_payment(amount, key.clone());
-                        if let Stmt::Insert { values, .. } = &pay {
-                            self.set_payment(&h, values[0].to_string());
-                        }
-                        Act::Go(Phase::InsertPayment, Call::Sql(pay))
-                    } else {
-                        Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
-                    }
+                self.update(h, |m| m.charge = Some(charge));
+                if begin_first || cfg.is_none() {
+                    // Inside the @Transactional transaction already, or no transaction at all.
+                    Act::Go(
+                        Phase::InsertPayment,
+                        Call::Sql(self.insert_payment(h, amount, key.clone())),
+                    )
                 } else {
-                    let pay = self.insert_payment(amount, None);
-                    if let Stmt::Insert { values, .. } = &pay {
-                        self.set_payment(&h, values[0].to_string());
-                    }
-                    Act::Go(Phase::InsertPayment, Call::Sql(pay))
+                    Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
                 }
             }
             (Phase::InsertPayment, Input::Sql(o)) => {
@@ -1927,14 +1925,7 @@ impl World {
                     _ if begin_first || cfg.is_some() => {
                         Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
                     }
-                    _ => Act::Respond(
-                        201,
-                        Reply::Payment {
-                            id: payment,
-                            amount,
-                        },
-                        false,
-                    ),
+                    _ => Self::paid(payment, amount),
                 }
             }
             (Phase::CompleteKey, Input::Sql(_)) => Act::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
@@ -1964,33 +1955,16 @@ impl World {
                         }),
                     ),
                     Some((KeyStore::Memory, _)) => {
-                        let node =
-                            self.owner_of(h)
-                                .map_or(0, |(n, _)| if let NodeId::Api(i) = n { i } else { 0 });
                         let k = key.clone().unwrap_or_default();
-                        self.apis[node as usize].memory.insert(k, stored);
+                        self.memory(h).insert(k, stored);
                         Act::Go(Phase::StoreResponse, Call::Local(Input::Stored))
                     }
-                    _ => Act::Respond(
-                        201,
-                        Reply::Payment {
-                            id: payment,
-                            amount,
-                        },
-                        false,
-                    ),
+                    _ => Self::paid(payment, amount),
                 }
             }
             (Phase::StoreResponse, _) => match h.failed {
                 Some((status, code)) => Act::Respond(status, Reply::Error(code), false),
-                None => Act::Respond(
-                    201,
-                    Reply::Payment {
-                        id: h.payment.clone().unwrap_or_default(),
-                        amount,
-                    },
-                    false,
-                ),
+                None => Self::paid(h.payment.clone().unwrap_or_default(), amount),
             },
             (_, Input::Timeout) => self.fail(h, 503, "upstream_timeout"),
             _ => self.fail(h, 500, "internal_error"),
