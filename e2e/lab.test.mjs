@@ -221,6 +221,38 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  test('a link restores the reader\'s own changes: a lost ack, parallel retries, a crash', async () => {
+    await withLab(q({ scenario: 'idempotency-key' }), async (lab) => {
+      await lab.clickAndStep('btn-drop-ack');
+      for (let i = 0; i < 3; i++) await lab.stepForward();
+      await lab.setParallelN(3);
+      await lab.clickAndStep('btn-parallel-retries');
+      for (let i = 0; i < 4; i++) await lab.stepForward();
+      await lab.clickAndStep('btn-crash-api-a');
+      await lab.stepForward();
+      const { k } = await lab.counter();
+      await lab.page.waitForFunction((k) => new URL(location.href).searchParams.get('step') === String(k), k);
+      assert.equal(lab.params().cmd, '0:ack,4:p3,9:xapi-a', 'the address lists the commands with their steps');
+      const seen = await lab.snapshot();
+      const again = await LabPage.open(browser, lab.page.url(), WIDE);
+      try {
+        assert.deepEqual(await again.counter(), await lab.counter());
+        assert.deepEqual(await again.snapshot(), seen, 'the link restores the same branch of the run');
+        assert.equal(await again.has('notice'), false);
+        assert.deepEqual(again.problems, []);
+      } finally {
+        await again.close();
+      }
+    });
+    // A command that cannot be replayed is reported and left out.
+    await withLab(q({ scenario: 'idempotency-key', cmd: '0:ack,999:p3,2:m9999' }), async (lab) => {
+      const notice = await lab.text('notice');
+      assert.match(notice, /999:p3/);
+      assert.match(notice, /2:m9999/);
+      assert.equal(lab.params().cmd, '0:ack', 'only the command that replayed stays in the address');
+    });
+  });
+
   test('a garbage or malformed parameter shows a notice and falls back, never a blank page', async () => {
     let firstTitle;
     await withLab(q({}), async (lab) => {

@@ -180,7 +180,7 @@ fn read_start() -> Start {
     let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
-    let len = crate::ui::state::new_run(p.scenario, toggles, p.seed).len();
+    let mut run = crate::ui::state::new_run(p.scenario, toggles, p.seed);
     let mut texts: Vec<String> = notices
         .iter()
         .map(|n| match n {
@@ -191,8 +191,17 @@ fn read_start() -> Start {
             Notice::BadSpeed(v) => fill(ui.bad_speed, &[v]),
             Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[v]),
             Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[v]),
+            Notice::BadCommand(v) => fill(ui.bad_command, &[v]),
         })
         .collect();
+    // Replay the reader's commands from the link, in order, each at its step.
+    for (k, cmd) in &p.commands {
+        let text = format!("{k}:{}", crate::params::command_text(cmd));
+        if *k > run.len() || run.apply_at(*k, cmd.clone()).is_err() {
+            texts.push(fill(ui.bad_command, &[&text]));
+        }
+    }
+    let len = run.len();
     let step = match p.step {
         Some(k) if k > len => {
             texts.push(fill(ui.unknown_step, &[&k.to_string()]));
@@ -205,6 +214,7 @@ fn read_start() -> Start {
         lang,
         scenario: p.scenario,
         toggles,
+        run,
         seed: p.seed,
         step,
         speed: p.speed,
@@ -256,6 +266,7 @@ fn sync_url(lab: Lab) {
             embed: lab.embed,
             on: Vec::new(),
             off: Vec::new(),
+            commands: lab.run.with(Params::commands_of),
         };
         let q = p.to_query(lab.toggles.get(), s.default_toggles(), &offered);
         if let Ok(h) = window().history() {

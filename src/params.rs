@@ -6,6 +6,7 @@
 
 use crate::lesson::Lang;
 use idem_sim::scenario::{self, Toggle, Toggles};
+use idem_sim::{Command, Millis, MsgId, NodeId};
 
 /// Playback speeds offered: how the URL and the menu write each, and the factor.
 pub const SPEEDS: [(&str, f64); 5] = [
@@ -41,6 +42,9 @@ pub struct Params {
     /// Toggles switched on / off against the scenario's defaults.
     pub on: Vec<Toggle>,
     pub off: Vec<Toggle>,
+    /// The reader's commands, each with the step it was applied at, in order:
+    /// `cmd=3:ack,5:p3,8:xapi-a,9:m12,11:t90000000`.
+    pub commands: Vec<(usize, Command)>,
 }
 
 /// A parameter that could not be used as given.
@@ -54,6 +58,7 @@ pub enum Notice {
     UnknownToggle(String),
     /// The scenario has no such toggle.
     ToggleNotOffered(String),
+    BadCommand(String),
 }
 
 impl Params {
@@ -70,6 +75,7 @@ impl Params {
             embed: false,
             on: Vec::new(),
             off: Vec::new(),
+            commands: Vec::new(),
         };
         let mut notices = Vec::new();
         let mut toggles: Vec<(String, bool)> = Vec::new();
@@ -96,6 +102,17 @@ impl Params {
                     None => notices.push(Notice::BadSpeed(v)),
                 },
                 "embed" => p.embed = v == "1" || v == "true",
+                "cmd" => {
+                    for t in v.split(',').filter(|t| !t.is_empty()) {
+                        match t
+                            .split_once(':')
+                            .and_then(|(k, c)| Some((k.parse().ok()?, parse_command(c)?)))
+                        {
+                            Some(kc) => p.commands.push(kc),
+                            None => notices.push(Notice::BadCommand(t.to_string())),
+                        }
+                    }
+                }
                 "on" | "off" => {
                     for t in v.split(',').filter(|t| !t.is_empty()) {
                         toggles.push((t.to_string(), k == "on"));
@@ -155,7 +172,61 @@ impl Params {
         if !off.is_empty() {
             q.push_str(&format!("&off={}", off.join(",")));
         }
+        let cmds: Vec<String> = self
+            .commands
+            .iter()
+            .map(|(k, c)| format!("{k}:{}", command_text(c)))
+            .collect();
+        if !cmds.is_empty() {
+            q.push_str(&format!("&cmd={}", cmds.join(",")));
+        }
         q
+    }
+}
+
+/// A reader's command as the URL writes it: `ack`, `m12`, `p3`, `xapi-a`, `rapi-a`, `t3600000`.
+/// A scenario's own scripted command (another writer's debit) is never in the URL.
+pub fn command_text(c: &Command) -> String {
+    match c {
+        Command::LoseNextResponse => "ack".into(),
+        Command::Lose(m) => format!("m{}", m.0),
+        Command::ParallelRetries(n) => format!("p{n}"),
+        Command::Crash(n) => format!("x{}", n.slug()),
+        Command::Restart(n) => format!("r{}", n.slug()),
+        Command::AdvanceClock(d) => format!("t{}", d.0),
+        Command::ExternalDebit { amount } => format!("d{amount}"),
+    }
+}
+
+/// The inverse of [`command_text`]; `None` for anything else.
+pub fn parse_command(s: &str) -> Option<Command> {
+    if s == "ack" {
+        return Some(Command::LoseNextResponse);
+    }
+    let (head, rest) = s.split_at(s.char_indices().nth(1)?.0);
+    Some(match head {
+        "m" => Command::Lose(MsgId(rest.parse().ok()?)),
+        "p" => Command::ParallelRetries(rest.parse().ok()?),
+        "x" => Command::Crash(NodeId::from_slug(rest)?),
+        "r" => Command::Restart(NodeId::from_slug(rest)?),
+        "t" => Command::AdvanceClock(Millis(rest.parse().ok()?)),
+        "d" => Command::ExternalDebit {
+            amount: rest.parse().ok()?,
+        },
+        _ => return None,
+    })
+}
+
+impl Params {
+    /// The reader's commands in a run: each command step, at the step it was applied to.
+    pub fn commands_of(run: &idem_sim::Run) -> Vec<(usize, Command)> {
+        run.trace
+            .iter()
+            .filter_map(|r| match &r.cause {
+                idem_sim::trace::Cause::Command(c) => Some((r.index - 1, c.clone())),
+                idem_sim::trace::Cause::Event => None,
+            })
+            .collect()
     }
 }
 
@@ -248,6 +319,33 @@ mod tests {
                 Notice::ToggleNotOffered("fingerprint".into()),
             ]
         );
+    }
+
+    #[test]
+    fn commands_round_trip_and_garbage_is_reported() {
+        let (p, n) = parse("scenario=idempotency-key&cmd=0:ack,3:p3,5:xapi-a,6:rapi-a,7:m12,9:t90000000,x:ack,4:zz,5:p");
+        assert_eq!(
+            p.commands,
+            vec![
+                (0, Command::LoseNextResponse),
+                (3, Command::ParallelRetries(3)),
+                (5, Command::Crash(NodeId::Api(0))),
+                (6, Command::Restart(NodeId::Api(0))),
+                (7, Command::Lose(MsgId(12))),
+                (9, Command::AdvanceClock(Millis::hours(25))),
+            ]
+        );
+        assert_eq!(
+            n,
+            vec![
+                Notice::BadCommand("x:ack".into()),
+                Notice::BadCommand("4:zz".into()),
+                Notice::BadCommand("5:p".into())
+            ]
+        );
+        for (_, c) in &p.commands {
+            assert_eq!(parse_command(&command_text(c)).as_ref(), Some(c));
+        }
     }
 
     #[test]

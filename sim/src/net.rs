@@ -37,6 +37,25 @@ impl NodeId {
         }
     }
 
+    /// The node with this slug (the inverse of [`NodeId::slug`]).
+    pub fn from_slug(s: &str) -> Option<NodeId> {
+        Some(match s {
+            "client" => NodeId::Client,
+            "redis" => NodeId::Redis,
+            "postgres" => NodeId::Postgres,
+            "processor" => NodeId::Processor,
+            "broker" => NodeId::Broker,
+            "consumer" => NodeId::Consumer,
+            _ => {
+                let letter = s.strip_prefix("api-")?.as_bytes();
+                match letter {
+                    [c @ b'a'..=b'z'] => NodeId::Api(c - b'a'),
+                    _ => return None,
+                }
+            }
+        })
+    }
+
     pub fn is_api(self) -> bool {
         matches!(self, NodeId::Api(_))
     }
@@ -44,6 +63,27 @@ impl NodeId {
     /// Nodes that run our code and so can crash and restart.
     pub fn can_crash(self) -> bool {
         matches!(self, NodeId::Api(_) | NodeId::Consumer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_round_trip() {
+        for n in [
+            NodeId::Client,
+            NodeId::Api(0),
+            NodeId::Api(2),
+            NodeId::Redis,
+            NodeId::Consumer,
+        ] {
+            assert_eq!(NodeId::from_slug(&n.slug()), Some(n));
+        }
+        assert_eq!(NodeId::from_slug("api-"), None);
+        assert_eq!(NodeId::from_slug("api-ab"), None);
+        assert_eq!(NodeId::from_slug("nope"), None);
     }
 }
 

@@ -575,6 +575,8 @@ ui_struct! {
     /// `{}` is how many copies.
     parallel_n_retries,
     /// The invariants as a whole, after the pane title: "Invariants hold".
+    /// `{}` is the action as the link writes it, e.g. `5:p3`.
+    bad_command,
     invariants_hold,
     invariants_violated,
 }

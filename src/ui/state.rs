@@ -48,6 +48,8 @@ pub struct Start {
     pub lang: Lang,
     pub scenario: &'static str,
     pub toggles: Toggles,
+    /// The run, with the link's commands already applied.
+    pub run: Run,
     pub seed: u64,
     pub step: usize,
     pub speed: f64,
@@ -71,7 +73,7 @@ pub fn new_run(id: &str, toggles: Toggles, seed: u64) -> Run {
 
 impl Lab {
     pub fn new(start: Start) -> Lab {
-        let run = RwSignal::new(new_run(start.scenario, start.toggles, start.seed));
+        let run = RwSignal::new(start.run);
         let cursor = RwSignal::new(start.step.min(run.with_untracked(|r| r.len())));
         let world = Memo::new(move |_| run.with(|r| r.state_at(cursor.get())));
         let prev = Memo::new(move |_| run.with(|r| r.state_at(cursor.get().saturating_sub(1))));
