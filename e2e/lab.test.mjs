@@ -379,6 +379,20 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.match(await lab.text('narration-text'), /lost/i);
       assert.ok((await lab.page.locator('[data-testid="seq-arrow"].lost').count()) >= 1, 'a lost arrow in the diagram');
     });
+    // Without a mouse: a message in flight is a focusable button; Enter loses it, and the
+    // key does not also start playback.
+    await withLab(q({ scenario: 'naive-post', step: '1' }), async (lab) => {
+      const before = await lab.counter();
+      const [id] = await lab.inFlightMessageIds();
+      const msg = lab.message(id);
+      assert.equal(await msg.getAttribute('role'), 'button');
+      assert.match(await msg.getAttribute('aria-label'), /POST \/charges/);
+      await msg.focus();
+      await lab.page.keyboard.press('Enter');
+      await lab.waitForStep(before.k + 1);
+      assert.match(await lab.text('narration-text'), new RegExp(`#${id}\\b`));
+      assert.equal(await lab.playing(), false, 'Enter on a message does not start playback');
+    });
   });
 
   test('language: ?lang=ru is Russian throughout; lang-en leaves no Cyrillic anywhere', async () => {

@@ -9,7 +9,7 @@ use crate::narrate::node_name;
 use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use idem_sim::db::Value;
-use idem_sim::net::{dollars, Msg, Payload};
+use idem_sim::net::{dollars, Fate, Msg, Payload};
 use idem_sim::scenario::{OpSpec, Scenario};
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::Belief;
@@ -742,6 +742,9 @@ pub fn topology(
         );
         let tr = format!("translate({} {})", tenths(at.x), tenths(at.y));
         let id = m.id.0.to_string();
+        // A message still on its way can be lost by the reader: a keyboard-reachable button.
+        let live = w.msgs.get(&m.id).is_some_and(|m| m.fate == Fate::Deliver);
+        let name = fill(ui.lose_message, &[&label]);
         h.open(
             "g",
             &[
@@ -749,6 +752,9 @@ pub fn topology(
                 ("data-testid", "msg"),
                 ("data-msg", &id),
                 ("transform", &tr),
+                (if live { "role" } else { "" }, "button"),
+                (if live { "tabindex" } else { "" }, "0"),
+                (if live { "aria-label" } else { "" }, &name),
             ],
         );
         h.el("title", &[], &label);

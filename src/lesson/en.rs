@@ -1004,6 +1004,7 @@ pub static UI: Ui = Ui {
     committed_offset: "committed offset: {}",
     record_offset: "offset",
     parallel_n_retries: "Fire {} retries at once",
+    lose_message: "Lose “{}” in flight",
     bad_command: "The link's action “{}” could not be replayed; it was left out.",
     invariants_hold: "hold",
     invariants_violated: "violated",

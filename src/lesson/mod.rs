@@ -576,6 +576,8 @@ ui_struct! {
     parallel_n_retries,
     /// The invariants as a whole, after the pane title: "Invariants hold".
     /// `{}` is the action as the link writes it, e.g. `5:p3`.
+    /// Accessible name of a message in flight; `{}` is its label.
+    lose_message,
     bad_command,
     invariants_hold,
     invariants_violated,

@@ -1004,6 +1004,7 @@ pub static UI: Ui = Ui {
     committed_offset: "закоммиченный офсет: {}",
     record_offset: "офсет",
     parallel_n_retries: "Отправить {} повтора разом",
+    lose_message: "Потерять «{}» в полёте",
     bad_command: "Действие «{}» из ссылки не удалось повторить; оно пропущено.",
     invariants_hold: "выполняются",
     invariants_violated: "нарушены",

@@ -70,25 +70,36 @@ pub fn Topology() -> impl IntoView {
             let _ = cl.toggle_with_force("msg--lost", at.broken);
         }
     });
-    let lose = move |ev: leptos::ev::MouseEvent| {
-        let id = ev
-            .target()
+    // Lose the message under the event's target, if it is still on its way.
+    let lose_at = move |target: Option<web_sys::EventTarget>| {
+        let id = target
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .and_then(|el| el.closest("[data-msg]").ok().flatten())
             .and_then(|el| el.get_attribute("data-msg"))
             .and_then(|s| s.parse::<u32>().ok())
             .map(MsgId);
-        let Some(id) = id else { return };
+        let Some(id) = id else { return false };
         let live = lab
             .world
             .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
         if live {
             lab.command(Command::Lose(id));
         }
+        live
+    };
+    let lose = move |ev: leptos::ev::MouseEvent| {
+        lose_at(ev.target());
+    };
+    // Enter or Space on a focused message loses it (and does not reach the page's Space = play).
+    let lose_key = move |ev: leptos::ev::KeyboardEvent| {
+        if matches!(ev.key().as_str(), "Enter" | " ") && lose_at(ev.target()) {
+            ev.prevent_default();
+            ev.stop_propagation();
+        }
     };
     view! {
         <figure class="topology" data-testid="topology">
-            <div class="topology__canvas" node_ref=canvas on:click=lose inner_html=markup></div>
+            <div class="topology__canvas" node_ref=canvas on:click=lose on:keydown=lose_key inner_html=markup></div>
         </figure>
     }
 }
