@@ -732,9 +732,20 @@ pub fn topology(
         h.close("g");
     }
     h.close("g").open("g", &[("class", "msgs")]);
-    for m in messages(prev, w) {
-        let at = l.msg_at(&m, prev.now.0, w.now.0, anim, w.msgs.contains_key(&m.id));
+    let msgs = messages(prev, w);
+    for (i, m) in msgs.iter().enumerate() {
+        let at = l.msg_at(m, prev.now.0, w.now.0, anim, w.msgs.contains_key(&m.id));
         let label = m.payload.label();
+        // Many copies crowd a link: only the newest message of a link and direction
+        // carries a tag, counting the others; the rest are dots (their title still names them).
+        let same = |x: &Msg| x.from == m.from && x.to == m.to;
+        let tagged = !msgs[i + 1..].iter().any(same);
+        let others = msgs.iter().filter(|x| same(x)).count() - 1;
+        let tag = if others > 0 {
+            format!("{label} +{others}")
+        } else {
+            label.clone()
+        };
         let class = format!(
             "msg msg--{} {}",
             m.payload.kind(),
@@ -759,8 +770,13 @@ pub fn topology(
         );
         h.el("title", &[], &label);
         h.void("circle", &[("class", "msg__dot"), ("r", "6")]);
+        if !tagged {
+            h.el("text", &[("class", "msg__x"), ("x", "-5"), ("y", "5")], "✕");
+            h.close("g");
+            continue;
+        }
         // The tag sits right of the dot, or left of it near the right edge.
-        let w_tag = 8.0 + 6.4 * label.chars().count() as f64;
+        let w_tag = 8.0 + 6.4 * tag.chars().count() as f64;
         let mid = l.along(m.from, m.to, 0.5).map_or(0.0, |(x, _)| x);
         let dx = if mid + w_tag + 12.0 > l.width {
             -(w_tag + 9.0)
@@ -789,7 +805,7 @@ pub fn topology(
         h.el(
             "text",
             &[("class", "msg__label"), ("x", "4"), ("y", "1")],
-            &label,
+            &tag,
         );
         h.close("g");
         h.el("text", &[("class", "msg__x"), ("x", "-5"), ("y", "5")], "✕");
