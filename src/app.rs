@@ -254,8 +254,12 @@ fn random_seed() -> u64 {
 fn sync_url(lab: Lab) {
     Effect::new(move |_| {
         let id = lab.scenario.get();
-        let Some(s) = scenario::by_id(id) else { return };
-        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+        let (offered, defaults): (Vec<Toggle>, _) = lab.run.with(|r| {
+            (
+                r.scenario.toggles.iter().map(|(t, _)| *t).collect(),
+                r.scenario.default_toggles(),
+            )
+        });
         let k = lab.cursor.get();
         let p = Params {
             scenario: id,
@@ -268,7 +272,7 @@ fn sync_url(lab: Lab) {
             off: Vec::new(),
             commands: lab.run.with(Params::commands_of),
         };
-        let q = p.to_query(lab.toggles.get(), s.default_toggles(), &offered);
+        let q = p.to_query(lab.toggles.get(), defaults, &offered);
         if let Ok(h) = window().history() {
             let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&q));
         }

@@ -403,6 +403,13 @@ impl Db {
         }
     }
 
+    /// The committed value of `column` in the first row of `table`, if it is an integer.
+    pub fn first_int(&self, table: &str, column: &str) -> Option<i64> {
+        let t = self.table(table)?;
+        let c = t.col(column);
+        t.committed_rows().next().and_then(|r| r[c].as_int())
+    }
+
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.name == name)
     }

@@ -60,11 +60,11 @@ impl Invariant {
             Invariant::LikesMatchOps => {
                 let likes = w.int_cell("posts", "likes")?;
                 let started = w.client.ops.iter().filter(|o| o.attempts > 0).count() as i64;
-                Some(likes <= w.initial_int("posts", "likes") + started)
+                Some(likes <= w.initial.likes + started)
             }
             Invariant::BalanceMatches => {
                 let balance = w.int_cell("accounts", "balance")?;
-                Some(balance >= w.initial_int("accounts", "balance") - w.intended_debits)
+                Some(balance >= w.initial.balance - w.intended_debits)
             }
             Invariant::DefiniteAnswer => {
                 if !w.is_quiet() {
@@ -97,20 +97,6 @@ impl World {
 
     /// The committed value of `column` in the first row of `table`.
     pub fn int_cell(&self, table: &str, column: &str) -> Option<i64> {
-        let t = self.db.table(table)?;
-        let c = t.col(column);
-        t.committed_rows().next().and_then(|r| r[c].as_int())
-    }
-
-    /// The value of `column` in the first row of `table` when the run began.
-    pub fn initial_int(&self, table: &str, column: &str) -> i64 {
-        let tables = self.scenario.tables(self.config.toggles);
-        let t = tables.iter().find(|t| t.name == table);
-        t.and_then(|t| {
-            t.committed_rows()
-                .next()
-                .and_then(|r| r[t.col(column)].as_int())
-        })
-        .unwrap_or(0)
+        self.db.first_int(table, column)
     }
 }

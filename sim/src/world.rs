@@ -346,6 +346,13 @@ pub struct Consumer {
     pub current: Option<(ReqId, u64, String, i64, Phase)>,
 }
 
+/// The account balance and the post's likes when the run began (0 where the scenario has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Initial {
+    pub balance: i64,
+    pub likes: i64,
+}
+
 /// Something scheduled on the virtual clock.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
@@ -440,6 +447,8 @@ pub struct World {
     next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
     pub intended_debits: i64,
+    /// Counters as the run began, for the invariants that compare against them.
+    pub initial: Initial,
     /// Each invariant's status after the last step.
     pub invariants: VecMap<Invariant, bool>,
     /// The decisive moment (a retry reaches the API, a duplicate races, a redelivery) has come.
@@ -449,6 +458,10 @@ pub struct World {
 impl World {
     pub fn new(scenario: Arc<Scenario>, config: Config) -> World {
         let db = Db::new(scenario.tables(config.toggles));
+        let initial = Initial {
+            balance: db.first_int("accounts", "balance").unwrap_or(0),
+            likes: db.first_int("posts", "likes").unwrap_or(0),
+        };
         let mut w = World {
             config,
             now: Millis::ZERO,
@@ -484,6 +497,7 @@ impl World {
             next_req: 1,
             next_payment: 1,
             intended_debits: 0,
+            initial,
             invariants: scenario.invariants.iter().map(|i| (*i, true)).collect(),
             decisive: false,
             scenario,

@@ -41,34 +41,39 @@ pub fn Topology() -> impl IntoView {
         let Ok(nodes) = el.query_selector_all("[data-msg]") else {
             return;
         };
-        let msgs = lab
-            .prev
-            .with(|p| lab.world.with(|w| render::messages(p, w)));
         let (t0, t1) = (lab.prev.with(|w| w.now.0), lab.world.with(|w| w.now.0));
         let l = &layout();
-        for i in 0..nodes.length() {
-            let Some(g) = nodes
-                .item(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            else {
-                continue;
-            };
-            let id = g
-                .get_attribute("data-msg")
-                .and_then(|s| s.parse::<u32>().ok());
-            let Some(m) = msgs.iter().find(|m| Some(m.id.0) == id) else {
-                continue;
-            };
-            let in_flight = lab.world.with(|w| w.msgs.contains_key(&m.id));
-            let at = l.msg_at(m, t0, t1, anim, in_flight);
-            let _ = g.set_attribute(
-                "transform",
-                &format!("translate({} {})", tenths(at.x), tenths(at.y)),
-            );
-            let cl = g.class_list();
-            let _ = cl.toggle_with_force("hidden", at.hidden);
-            let _ = cl.toggle_with_force("msg--lost", at.broken);
-        }
+        lab.prev.with(|p| {
+            lab.world.with(|w| {
+                for i in 0..nodes.length() {
+                    let Some(g) = nodes
+                        .item(i)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    else {
+                        continue;
+                    };
+                    let Some(id) = g
+                        .get_attribute("data-msg")
+                        .and_then(|s| s.parse::<u32>().ok())
+                        .map(MsgId)
+                    else {
+                        continue;
+                    };
+                    // As `render::messages` draws it: the version before this step wins.
+                    let Some(m) = p.msgs.get(&id).or_else(|| w.msgs.get(&id)) else {
+                        continue;
+                    };
+                    let at = l.msg_at(m, t0, t1, anim, w.msgs.contains_key(&id));
+                    let _ = g.set_attribute(
+                        "transform",
+                        &format!("translate({} {})", tenths(at.x), tenths(at.y)),
+                    );
+                    let cl = g.class_list();
+                    let _ = cl.toggle_with_force("hidden", at.hidden);
+                    let _ = cl.toggle_with_force("msg--lost", at.broken);
+                }
+            })
+        });
     });
     // Lose the message under the event's target, if it is still on its way.
     let lose_at = move |target: Option<web_sys::EventTarget>| {
