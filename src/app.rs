@@ -6,6 +6,7 @@ use crate::lesson::{names, ui, Lang};
 use crate::narrate::fill;
 use crate::params::{Notice, Params};
 use crate::ui::controls::{Faults, Picker, Playback, Switches};
+use crate::ui::lesson::{Learn, LessonPart, Part};
 use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
 use crate::ui::topology::Topology;
@@ -23,6 +24,7 @@ const NARROW_PX: f64 = 700.0;
 pub fn App() -> impl IntoView {
     let lab = Lab::new(read_start());
     provide_context(lab);
+    provide_context(Learn::new(lab));
     sync_url(lab);
     play_timer(lab);
     keyboard(lab);
@@ -63,11 +65,14 @@ fn Page() -> impl IntoView {
             </header>
         }
     });
+    let prose = move |part| (!lab.embed).then(|| view! { <LessonPart part=part/> });
     view! {
         <main class="page" class:embed=lab.embed data-testid="app-ready">
+            {(!lab.embed).then(|| view! { <a class="skip" href="#lab">{ui.skip_to_lab}</a> })}
             {header}
             <Notices/>
-            <section class="lab" aria-labelledby="lab-title">
+            {prose(Part::Before)}
+            <section class="lab" id="lab" aria-labelledby="lab-title">
                 <div class="lab__head">
                     <h2 id="lab-title" data-testid="scenario-title">
                         {move || name().map(|s| s.title).unwrap_or(lab.scenario.get())}
@@ -82,6 +87,7 @@ fn Page() -> impl IntoView {
                 }}
                 <p class="hint muted">{ui.keyboard_hint}</p>
             </section>
+            {prose(Part::After)}
         </main>
     }
 }
@@ -97,7 +103,9 @@ fn LabGrid() -> impl IntoView {
             <div class="lab__main">
                 <Topology/>
                 <Playback/>
+                <LessonPart part=Part::Predict/>
                 <StatePane pane=Pane::Narration/>
+                <LessonPart part=Part::Code/>
                 <Faults/>
                 <Switches/>
             </div>
@@ -112,6 +120,10 @@ fn LabGrid() -> impl IntoView {
             <div class="lab__seq">
                 <Sequence/>
             </div>
+        </div>
+        <div class="lab__text">
+            <LessonPart part=Part::About/>
+            <LessonPart part=Part::Progress/>
         </div>
     }
 }
@@ -203,6 +215,7 @@ fn read_start() -> Start {
     }
     let len = run.len();
     let step = match p.step {
+        _ if p.decisive => run.decisive_step().unwrap_or(0),
         Some(k) if k > len => {
             texts.push(fill(ui.unknown_step, &[&k.to_string()]));
             0
@@ -264,6 +277,7 @@ fn sync_url(lab: Lab) {
         let p = Params {
             scenario: id,
             step: (k > 0).then_some(k),
+            decisive: false,
             seed: lab.seed,
             lang: Some(lab.lang.get()),
             speed: lab.speed.get(),

@@ -14,6 +14,7 @@ pub mod layout;
 pub mod lesson;
 pub mod narrate;
 pub mod params;
+pub mod progress;
 pub mod render;
 pub mod seqdiag;
 pub mod ui;

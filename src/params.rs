@@ -33,6 +33,9 @@ pub struct Params {
     pub scenario: &'static str,
     /// The step to open at; `None`: the start.
     pub step: Option<usize>,
+    /// `step=decisive`: open at the scenario's decisive moment (its step depends on
+    /// the seed, so links from the prose name the moment instead of a number).
+    pub decisive: bool,
     pub seed: u64,
     /// `None`: follow the browser.
     pub lang: Option<Lang>,
@@ -69,6 +72,7 @@ impl Params {
         let mut p = Params {
             scenario: first,
             step: None,
+            decisive: false,
             seed,
             lang: None,
             speed: 1.0,
@@ -85,6 +89,7 @@ impl Params {
                     Some(id) => p.scenario = id,
                     None => notices.push(Notice::UnknownScenario(v)),
                 },
+                "step" if v == "decisive" => p.decisive = true,
                 "step" => match v.parse::<usize>() {
                     Ok(n) => p.step = Some(n),
                     Err(_) => notices.push(Notice::BadStep(v)),
@@ -300,6 +305,15 @@ mod tests {
             "?scenario=idempotency-key&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint"
         );
         assert_eq!(parse(&q).0, p);
+    }
+
+    #[test]
+    fn step_can_name_the_decisive_moment() {
+        let (p, n) = parse("?scenario=ttl-expiry&step=decisive");
+        assert!(n.is_empty(), "{n:?}");
+        assert!(p.decisive);
+        assert_eq!(p.step, None);
+        assert!(!parse("?step=Decisive").0.decisive);
     }
 
     #[test]

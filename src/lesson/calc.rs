@@ -3,7 +3,7 @@
 //! functions; the page only formats their results with the labels in
 //! [`super::Ui`].
 
-use super::{lesson, Lang};
+use super::{ui, Lang};
 
 /// ADR-001's load: 10,000 mutating requests per second.
 pub const DEFAULT_RPS: f64 = 10_000.0;
@@ -47,37 +47,47 @@ pub fn needs_cluster(bytes: f64) -> bool {
 }
 
 /// `x` with up to three significant digits (at most two decimals), trailing zeros
-/// trimmed, and the decimal separator of `lang` ("86.4" / "86,4").
+/// trimmed, and the decimal separator of `lang` ("86.4" / "86,4"). Integer
+/// arithmetic only: float formatting would add kilobytes to the WebAssembly module.
 pub fn format_short(x: f64, lang: Lang) -> String {
-    let decimals = if x.abs() >= 100.0 {
+    let decimals: u32 = if x.abs() >= 100.0 {
         0
     } else if x.abs() >= 10.0 {
         1
     } else {
         2
     };
-    let mut s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
+    let scale = 10u64.pow(decimals);
+    let scaled = (x.abs() * scale as f64).round() as u64;
+    let (int, mut frac) = (scaled / scale, scaled % scale);
+    let mut s = if x < 0.0 && scaled > 0 {
+        format!("-{int}")
+    } else {
+        int.to_string()
+    };
+    let mut digits = decimals;
+    while digits > 0 && frac % 10 == 0 {
+        frac /= 10;
+        digits -= 1;
+    }
+    if digits > 0 {
+        s.push(match lang {
+            Lang::En => '.',
+            Lang::Ru => ',',
+        });
+        let f = frac.to_string();
+        for _ in f.len()..digits as usize {
+            s.push('0');
         }
-        if s.ends_with('.') {
-            s.pop();
-        }
+        s.push_str(&f);
     }
-    if s == "-0" {
-        s = "0".to_string();
-    }
-    match lang {
-        Lang::En => s,
-        Lang::Ru => s.replace('.', ","),
-    }
+    s
 }
 
 /// An integer with digit groups: "864,000,000" in English, "864 000 000" (with
 /// no-break spaces) in Russian.
 pub fn format_grouped(x: f64, lang: Lang) -> String {
-    let n = x.max(0.0).round() as u128;
+    let n = x.max(0.0).round() as u64;
     let digits = n.to_string();
     let sep = match lang {
         Lang::En => ',',
@@ -96,7 +106,7 @@ pub fn format_grouped(x: f64, lang: Lang) -> String {
 /// A count in words: "864 million" / "864 млн", "1.2 thousand" / "1,2 тыс.";
 /// below a thousand, the plain number.
 pub fn format_count(n: f64, lang: Lang) -> String {
-    let ui = &lesson(lang).ui;
+    let ui = ui(lang);
     let scaled = [
         (1e9, ui.count_billion),
         (1e6, ui.count_million),
@@ -112,7 +122,7 @@ pub fn format_count(n: f64, lang: Lang) -> String {
 
 /// Bytes in decimal units (1 GB = 10⁹ bytes): "86.4 GB" / "86,4 ГБ".
 pub fn format_bytes(bytes: f64, lang: Lang) -> String {
-    let ui = &lesson(lang).ui;
+    let ui = ui(lang);
     let scaled = [
         (1e12, ui.unit_tb),
         (1e9, ui.unit_gb),
@@ -137,11 +147,92 @@ pub fn format_percent(p: f64, lang: Lang) -> String {
 
 /// Milliseconds: "1 ms" / "1 мс".
 pub fn format_ms(ms: f64, lang: Lang) -> String {
-    format!(
-        "{}\u{a0}{}",
-        format_short(ms, lang),
-        lesson(lang).ui.unit_ms
-    )
+    format!("{}\u{a0}{}", format_short(ms, lang), ui(lang).unit_ms)
+}
+
+/// The calculator's inputs, as the reader typed them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Inputs {
+    pub rps: f64,
+    pub ttl_hours: f64,
+    pub bytes_per_key: f64,
+    pub extra_rtt_ms: f64,
+    pub base_latency_ms: f64,
+}
+
+impl Default for Inputs {
+    /// ADR-001's figures.
+    fn default() -> Inputs {
+        Inputs {
+            rps: DEFAULT_RPS,
+            ttl_hours: DEFAULT_TTL_HOURS,
+            bytes_per_key: DEFAULT_BYTES_PER_KEY,
+            extra_rtt_ms: DEFAULT_EXTRA_RTT_MS,
+            base_latency_ms: DEFAULT_BASE_LATENCY_MS,
+        }
+    }
+}
+
+/// The calculator's results, formatted for `lang`, in the order of [`OUTPUT_NAMES`]:
+/// keys held, memory, added latency, the formula and the verdict (one node or a cluster).
+pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
+    let ui = ui(lang);
+    let keys = keys_held(i.rps, i.ttl_hours);
+    let bytes = memory_bytes(keys, i.bytes_per_key);
+    let memory = format_bytes(bytes, lang);
+    let verdict = if needs_cluster(bytes) {
+        ui.calc_needs_cluster
+    } else {
+        ui.calc_fits_one_node
+    };
+    [
+        format_count(keys, lang),
+        memory.clone(),
+        format_percent(
+            added_latency_percent(i.extra_rtt_ms, i.base_latency_ms),
+            lang,
+        ),
+        fill(
+            ui.calc_formula,
+            &[
+                &format_grouped(i.rps, lang),
+                &format_short(i.ttl_hours.max(0.0), lang),
+                &format_grouped(keys, lang),
+            ],
+        ),
+        fill(verdict, &[&memory]),
+    ]
+}
+
+/// The `name`s of the calculator's `<input>`s, in [`Inputs`] field order.
+pub const INPUT_NAMES: [&str; 5] = ["rps", "ttl", "bytes", "rtt", "base"];
+/// The `name`s of its `<output>`s, in the order [`outputs`] returns them.
+pub const OUTPUT_NAMES: [&str; 5] = ["keys", "memory", "latency", "formula", "verdict"];
+
+impl Inputs {
+    /// From values in [`INPUT_NAMES`] order; a value that is not a number keeps the default.
+    pub fn from_values(v: [f64; 5]) -> Inputs {
+        let d = Inputs::default();
+        let pick = |x: f64, dflt: f64| if x.is_finite() { x } else { dflt };
+        Inputs {
+            rps: pick(v[0], d.rps),
+            ttl_hours: pick(v[1], d.ttl_hours),
+            bytes_per_key: pick(v[2], d.bytes_per_key),
+            extra_rtt_ms: pick(v[3], d.extra_rtt_ms),
+            base_latency_ms: pick(v[4], d.base_latency_ms),
+        }
+    }
+
+    /// The values in [`INPUT_NAMES`] order.
+    pub fn values(&self) -> [f64; 5] {
+        [
+            self.rps,
+            self.ttl_hours,
+            self.bytes_per_key,
+            self.extra_rtt_ms,
+            self.base_latency_ms,
+        ]
+    }
 }
 
 /// Fills `{}` placeholders of `template` in order. Extra arguments are ignored;

@@ -807,6 +807,8 @@ pub static UI: Ui = Ui {
     pane_outcome: "Outcome",
     pane_invariants: "Invariants",
     pane_code: "Handler code",
+    about_scenario: "About this scenario",
+    lesson_unavailable: "The lesson text could not be loaded ({}); the lab works without it. Reload the page to try again.",
     pane_screen: "On the phone",
     code_current_line: "Current line",
 

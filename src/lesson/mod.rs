@@ -24,7 +24,9 @@
 //! (each field's doc comment says what goes where).
 
 pub mod calc;
+pub mod codemap;
 mod en;
+pub mod fragment;
 mod ru;
 
 /// A language of the page.
@@ -352,6 +354,9 @@ ui_struct! {
     pane_outcome,
     pane_invariants,
     pane_code,
+    about_scenario,
+    /// `{}` is the address that failed.
+    lesson_unavailable,
     /// The phone screen mock-up.
     pane_screen,
     /// Accessible name of the highlighted line in the code pane.

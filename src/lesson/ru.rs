@@ -807,6 +807,8 @@ pub static UI: Ui = Ui {
     pane_outcome: "Итог",
     pane_invariants: "Инварианты",
     pane_code: "Код обработчика",
+    about_scenario: "Об этом сценарии",
+    lesson_unavailable: "Не удалось загрузить текст урока ({}); лаборатория работает и без него. Перезагрузите страницу, чтобы попробовать снова.",
     pane_screen: "На экране телефона",
     code_current_line: "Текущая строка",
 

@@ -594,3 +594,43 @@ fn code_line_map_matches_the_code() {
         }
     }
 }
+
+/// The committed fragments in `public/lesson/` are what [`fragment::files`] makes
+/// of the lesson today. A stale one is rewritten and the test fails: commit it.
+#[test]
+fn fragments_are_fresh() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stale = Vec::new();
+    for (rel, want) in fragment::files() {
+        let path = root.join(&rel);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &want).unwrap();
+            stale.push(rel);
+        }
+    }
+    assert!(stale.is_empty(), "rewritten, commit them: {stale:?}");
+}
+
+#[test]
+fn fragment_parts_are_complete() {
+    for lang in Lang::ALL {
+        let text = fragment::render_sections(lang);
+        let names: Vec<&str> = fragment::parts(&text).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["before", "after"]);
+        for id in SECTION_IDS {
+            assert!(text.contains(&format!("<section class=\"prose\" id=\"{id}\"")));
+        }
+        for id in SCENARIO_IDS {
+            let text = fragment::render_scenario(lang, id);
+            let part = |name| fragment::part_of(&text, name).unwrap_or_default();
+            let q: Vec<&str> = part("q").lines().collect();
+            let want = lesson(lang).question(id).unwrap();
+            assert_eq!(q[1], want.correct.to_string(), "{lang:?} {id}");
+            assert_eq!(q.len(), 3 + want.answers.len(), "{lang:?} {id}");
+            let code = lesson(lang).scenario(id).unwrap().code.len();
+            assert_eq!(part("code").lines().count(), code, "{lang:?} {id}");
+            assert!(part("ex").starts_with('<'), "{lang:?} {id}");
+        }
+    }
+}

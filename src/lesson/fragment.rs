@@ -1,0 +1,277 @@
+//! The lesson's prose as HTML fragments, fetched by the page in the reader's language.
+//!
+//! The prose is ~15–20 KB gzip per language; compiled into the WebAssembly module
+//! both languages would cost every reader both. So the module never links it: this
+//! host-side renderer writes the fragments under `public/lesson/`, a test
+//! (`fragments_are_fresh`) keeps the committed files equal to what it renders, and
+//! the page fetches only what it shows: the sections of the reader's language
+//! (`<lang>.html`) and the text of the scenario open in the lab (`<lang>/<id>.html`).
+//!
+//! A fragment is a sequence of named parts, each introduced by a marker line
+//! `<!--@name-->` ([`MARK`]); [`parts`] splits it. The names:
+//!
+//! * sections: `before` (the introduction, the contents and the sections up to "the
+//!   four scenarios", shown above the lab) and `after` (the rest, below it);
+//! * a scenario: `ex` (the explanation shown beside it), `code` (the handler's code,
+//!   one escaped line per line) and `q` (the predict-then-reveal question, one field
+//!   per line: the prompt, the index of the right answer, the explanation, then the
+//!   answers).
+//!
+//! Prose is escaped and its inline markup (`` `code` ``, `**bold**`) turned into
+//! `<code>`/`<strong>`. Scenario links are plain links to `?scenario=…&step=decisive`
+//! (they work without the module too); the page intercepts them to stay in place.
+
+use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
+use super::inline::{self, Span};
+use super::{lesson, Block, Lang, Lesson, Ui};
+use crate::html::esc;
+use std::fmt::Write;
+
+/// Starts every part: `<!--@name-->`.
+pub const MARK: &str = "<!--@";
+
+/// The section after which the lab is placed.
+pub const LAB_AFTER_SECTION: &str = "scenarios";
+
+/// The path of the sections' fragment inside the crate, `public/lesson/<lang>.html`;
+/// the page fetches it relative to itself.
+pub fn sections_path(lang: Lang) -> String {
+    format!("public/lesson/{}.html", lang.code())
+}
+
+/// The path of one scenario's fragment, `public/lesson/<lang>/<scenario>.html`.
+pub fn scenario_path(lang: Lang, scenario: &str) -> String {
+    format!("public/lesson/{}/{scenario}.html", lang.code())
+}
+
+/// Splits a fragment into its named parts, in order.
+pub fn parts(fragment: &str) -> Vec<(&str, &str)> {
+    fragment
+        .split(MARK)
+        .filter_map(|chunk| {
+            let (name, body) = chunk.split_once("-->")?;
+            Some((name, body.trim_matches('\n')))
+        })
+        .collect()
+}
+
+/// The part called `name`, if the fragment has it.
+pub fn part_of<'a>(fragment: &'a str, name: &str) -> Option<&'a str> {
+    parts(fragment)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| b)
+}
+
+/// Every fragment file of both languages: (path, content).
+pub fn files() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for lang in Lang::ALL {
+        out.push((sections_path(lang), render_sections(lang)));
+        for s in lesson(lang).scenarios {
+            out.push((scenario_path(lang, s.id), render_scenario(lang, s.id)));
+        }
+    }
+    out
+}
+
+/// The sections of `lang`: parts `before` and `after`.
+pub fn render_sections(lang: Lang) -> String {
+    let l = lesson(lang);
+    let mut out = String::with_capacity(64 * 1024);
+    part(&mut out, "before");
+    let _ = write!(out, "<p class=\"intro\">{}</p>", prose(l.intro));
+    contents(&mut out, l);
+    let split = l
+        .sections
+        .iter()
+        .position(|s| s.id == LAB_AFTER_SECTION)
+        .map_or(l.sections.len(), |i| i + 1);
+    for s in &l.sections[..split] {
+        section(&mut out, l, s);
+    }
+    part(&mut out, "after");
+    for s in &l.sections[split..] {
+        section(&mut out, l, s);
+    }
+    out
+}
+
+/// One scenario of `lang`: parts `ex`, `code` and `q`.
+pub fn render_scenario(lang: Lang, id: &str) -> String {
+    let l = lesson(lang);
+    let mut out = String::new();
+    if let Some(s) = l.scenario(id) {
+        part(&mut out, "ex");
+        blocks(&mut out, l, s.explain);
+        part(&mut out, "code");
+        for line in s.code {
+            out.push_str(&text(line));
+            out.push('\n');
+        }
+    }
+    if let Some(q) = l.question(id) {
+        part(&mut out, "q");
+        let _ = writeln!(out, "{}", prose(q.prompt));
+        let _ = writeln!(out, "{}", q.correct);
+        let _ = writeln!(out, "{}", prose(q.explain));
+        for a in q.answers {
+            let _ = writeln!(out, "{}", prose(a));
+        }
+    }
+    out
+}
+
+fn part(out: &mut String, name: &str) {
+    let _ = writeln!(out, "\n{MARK}{name}-->");
+}
+
+fn contents(out: &mut String, l: &Lesson) {
+    let _ = write!(
+        out,
+        "<nav class=\"toc\" aria-labelledby=\"toc-title\"><h2 id=\"toc-title\">{}</h2><ol>",
+        esc(l.ui.contents)
+    );
+    for s in l.sections {
+        let _ = write!(out, "<li><a href=\"#{}\">{}</a>", s.id, prose(s.title));
+        if s.id == LAB_AFTER_SECTION {
+            let _ = write!(out, " · <a href=\"#lab\">{}</a>", esc(l.ui.lab_title));
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ol></nav>\n");
+}
+
+fn section(out: &mut String, l: &Lesson, s: &super::Section) {
+    let _ = writeln!(
+        out,
+        "<section class=\"prose\" id=\"{}\" aria-labelledby=\"h-{0}\"><h2 id=\"h-{0}\">{}</h2>",
+        s.id,
+        prose(s.title)
+    );
+    blocks(out, l, s.blocks);
+    out.push_str("</section>\n");
+}
+
+fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
+    for b in blocks {
+        match *b {
+            Block::P(t) => {
+                let _ = write!(out, "<p>{}</p>", prose(t));
+            }
+            Block::Code(c) => {
+                let _ = write!(out, "<pre class=\"listing\"><code>{}</code></pre>", text(c));
+            }
+            Block::List(items) => {
+                out.push_str("<ul>");
+                for i in items {
+                    let _ = write!(out, "<li>{}</li>", prose(i));
+                }
+                out.push_str("</ul>");
+            }
+            Block::Table { head, rows } => {
+                out.push_str("<div class=\"table\"><table><thead><tr>");
+                for h in head {
+                    let _ = write!(out, "<th>{}</th>", prose(h));
+                }
+                out.push_str("</tr></thead><tbody>");
+                for r in rows {
+                    out.push_str("<tr>");
+                    for c in *r {
+                        let _ = write!(out, "<td>{}</td>", prose(c));
+                    }
+                    out.push_str("</tr>");
+                }
+                out.push_str("</tbody></table></div>");
+            }
+            Block::Note(t) => {
+                let _ = write!(out, "<p class=\"note\">{}</p>", prose(t));
+            }
+            Block::ScenarioLink { scenario, label } => {
+                let _ = write!(
+                    out,
+                    "<p><a class=\"scn-link\" data-scenario=\"{scenario}\" \
+                     href=\"?lang={}&amp;scenario={scenario}&amp;step=decisive#lab\">{} →</a></p>",
+                    l.lang.code(),
+                    prose(label)
+                );
+            }
+            Block::Calculator => calculator(out, l.lang, l.ui),
+        }
+        out.push('\n');
+    }
+}
+
+/// The ADR calculator: inputs with the ADR's figures and outputs computed from
+/// them here, so the numbers are right before the module recomputes them on input.
+fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
+    let labels = [
+        ui.calc_rps,
+        ui.calc_ttl_hours,
+        ui.calc_bytes_per_key,
+        ui.calc_extra_rtt_ms,
+        ui.calc_base_latency_ms,
+    ];
+    let d = Inputs::default();
+    let _ = write!(
+        out,
+        "<form class=\"calc\" data-calc aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
+        esc(ui.calc_title)
+    );
+    for ((name, label), value) in INPUT_NAMES.iter().zip(labels).zip(d.values()) {
+        let _ = write!(
+            out,
+            "<label>{}<input type=\"number\" name=\"{name}\" value=\"{}\" min=\"0\" step=\"any\" inputmode=\"decimal\"></label>",
+            esc(label),
+            // The HTML number syntax is locale-independent.
+            calc::format_short(value, Lang::En)
+        );
+    }
+    out.push_str("</div><dl class=\"calc__out\">");
+    let values = calc::outputs(d, lang);
+    let out_labels = [ui.calc_keys_held, ui.calc_memory, ui.calc_added_latency];
+    for ((name, label), v) in OUTPUT_NAMES.iter().zip(out_labels).zip(&values) {
+        let _ = write!(
+            out,
+            "<div><dt>{}</dt><dd><output name=\"{name}\">{}</output></dd></div>",
+            esc(label),
+            esc(v)
+        );
+    }
+    out.push_str("</dl>");
+    for (name, v) in OUTPUT_NAMES.iter().zip(&values).skip(3) {
+        let _ = write!(
+            out,
+            "<p><output name=\"{name}\" aria-live=\"polite\">{}</output></p>",
+            esc(v)
+        );
+    }
+    let _ = write!(out, "<p class=\"muted\">{}</p></form>", esc(ui.calc_note));
+}
+
+/// Escapes text content (quotes need no escaping outside attributes).
+fn text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A prose string as markup: escaped, with its inline markup as elements.
+pub fn prose(s: &str) -> String {
+    let Ok(spans) = inline::parse(s) else {
+        return text(s);
+    };
+    let mut out = String::with_capacity(s.len() + 16);
+    for span in spans {
+        match span {
+            Span::Text(t) => out.push_str(&text(t)),
+            Span::Code(c) => {
+                let _ = write!(out, "<code>{}</code>", text(c));
+            }
+            Span::Bold(b) => {
+                let _ = write!(out, "<strong>{}</strong>", text(b));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,162 @@
+//! The reader's progress: scenarios watched to the end, questions answered, and
+//! whether the lab pauses to ask. Kept in `localStorage` as one short line of text;
+//! this module only turns it into data and back (tested on the host).
+//!
+//! Format: `w=<id>,<id>;a=<id>:<1|0>,…;p=<1|0>` (`1` = answered right / predict on).
+//! Anything unreadable is ignored, so a broken or foreign value starts afresh.
+
+use crate::lesson::SCENARIO_IDS;
+
+/// The `localStorage` key.
+pub const STORAGE_KEY: &str = "idempotency-lab:progress";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Scenario ids watched to the end, in the order of [`SCENARIO_IDS`].
+    pub watched: Vec<&'static str>,
+    /// Scenario ids whose question was answered, with whether the answer was right.
+    pub answered: Vec<(&'static str, bool)>,
+    /// Pause at the decisive moment to ask the scenario's question.
+    pub predict: bool,
+}
+
+impl Default for Progress {
+    fn default() -> Progress {
+        Progress {
+            watched: Vec::new(),
+            answered: Vec::new(),
+            predict: true,
+        }
+    }
+}
+
+fn known(id: &str) -> Option<&'static str> {
+    SCENARIO_IDS.iter().copied().find(|s| *s == id)
+}
+
+impl Progress {
+    pub fn parse(s: &str) -> Progress {
+        let mut p = Progress::default();
+        for field in s.split(';') {
+            let Some((k, v)) = field.split_once('=') else {
+                continue;
+            };
+            let items = v.split(',').filter(|i| !i.is_empty());
+            match k {
+                "w" => items.filter_map(known).for_each(|id| p.watch(id)),
+                "a" => {
+                    for item in items {
+                        if let Some((id, right)) = item.split_once(':') {
+                            if let Some(id) = known(id) {
+                                p.answer(id, right == "1");
+                            }
+                        }
+                    }
+                }
+                "p" => p.predict = v != "0",
+                _ => {}
+            }
+        }
+        p
+    }
+
+    pub fn to_text(&self) -> String {
+        let answered: Vec<String> = self
+            .answered
+            .iter()
+            .map(|(id, right)| format!("{id}:{}", u8::from(*right)))
+            .collect();
+        format!(
+            "w={};a={};p={}",
+            self.watched.join(","),
+            answered.join(","),
+            u8::from(self.predict)
+        )
+    }
+
+    pub fn watch(&mut self, id: &'static str) {
+        if !self.watched.contains(&id) {
+            let rank = |w: &str| SCENARIO_IDS.iter().position(|s| *s == w);
+            let at = self
+                .watched
+                .iter()
+                .position(|w| rank(w) > rank(id))
+                .unwrap_or(self.watched.len());
+            self.watched.insert(at, id);
+        }
+    }
+
+    /// Records an answer; the first answer to a question is the one kept.
+    pub fn answer(&mut self, id: &'static str, right: bool) {
+        if self.answer_of(id).is_none() {
+            self.answered.push((id, right));
+        }
+    }
+
+    pub fn answer_of(&self, id: &str) -> Option<bool> {
+        self.answered
+            .iter()
+            .find(|(a, _)| *a == id)
+            .map(|(_, r)| *r)
+    }
+
+    pub fn has_watched(&self, id: &str) -> bool {
+        self.watched.contains(&id)
+    }
+
+    /// Progress cleared; the predict setting is kept.
+    pub fn cleared(&self) -> Progress {
+        Progress {
+            predict: self.predict,
+            ..Progress::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let mut p = Progress::default();
+        p.watch("ttl-expiry");
+        p.watch("naive-post");
+        p.watch("naive-post");
+        p.answer("naive-post", true);
+        p.answer("naive-post", false);
+        p.answer("ttl-expiry", false);
+        p.predict = false;
+        assert_eq!(p.watched, ["naive-post", "ttl-expiry"]);
+        assert_eq!(p.answer_of("naive-post"), Some(true));
+        let text = p.to_text();
+        assert_eq!(
+            text,
+            "w=naive-post,ttl-expiry;a=naive-post:1,ttl-expiry:0;p=0"
+        );
+        assert_eq!(Progress::parse(&text), p);
+    }
+
+    #[test]
+    fn garbage_starts_afresh() {
+        for s in ["", "{}", "w=nope,;a=naive-post;p", "a=zzz:1;;==;w"] {
+            assert_eq!(Progress::parse(s), Progress::default(), "{s}");
+        }
+        let p = Progress::parse("w=naive-post,bogus;a=bogus:1,ttl-expiry:1");
+        assert_eq!(p.watched, ["naive-post"]);
+        assert_eq!(p.answered, [("ttl-expiry", true)]);
+    }
+
+    #[test]
+    fn clearing_keeps_the_predict_setting() {
+        let mut p = Progress::parse("w=naive-post;a=naive-post:1;p=0");
+        p = p.cleared();
+        assert_eq!(
+            p,
+            Progress {
+                predict: false,
+                ..Progress::default()
+            }
+        );
+    }
+}

@@ -1,0 +1,562 @@
+//! The lesson around the lab: the prose sections, the open scenario's explanation
+//! and handler code, predict-then-reveal and the reader's progress.
+//!
+//! The text comes from fragments fetched at run time (see [`crate::lesson::fragment`]):
+//! the module links no prose. This file only places that text, marks the current
+//! code line, asks the question at the run's decisive step and keeps the progress;
+//! which step is decisive, and which line a step runs, come from the core's trace.
+//!
+//! Size matters here (the page has a 200 KB budget), so every part is one piece of
+//! markup ([`Part`], rendered by pure functions) and the page has one delegated
+//! listener per event type, dispatching on the target's `data-act` attribute
+//! ([`listen`]), instead of a typed view and a closure per control.
+
+use super::state::Lab;
+use crate::html::Html;
+use crate::lesson::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
+use crate::lesson::fragment::{self, part_of};
+use crate::lesson::{codemap, names, Lang, Ui, SCENARIO_IDS};
+use crate::narrate::fill;
+use crate::progress::{Progress, STORAGE_KEY};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Element, HtmlElement, HtmlInputElement};
+
+/// Where the open scenario's question stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ask {
+    /// The decisive step has not been reached in this run yet.
+    Waiting,
+    Asking,
+    /// Answered with this choice; the reveal is shown.
+    Answered(usize),
+    /// Answered or skipped: not asked again until another scenario is opened.
+    Done,
+}
+
+/// Fetched text, the question's state and the reader's progress. `Copy`, provided
+/// as context by the app.
+#[derive(Clone, Copy)]
+pub struct Learn {
+    /// The sections, with the code of their language; `None` until they arrive.
+    pub sections: RwSignal<Option<(&'static str, String)>>,
+    /// The open scenario's fragment, with its id.
+    pub scenario: RwSignal<Option<(&'static str, String)>>,
+    pub ask: RwSignal<Ask>,
+    pub progress: RwSignal<Progress>,
+}
+
+impl Learn {
+    /// Reads the stored progress, starts fetching the text the lab shows and
+    /// installs the page's delegated listeners.
+    pub fn new(lab: Lab) -> Learn {
+        let storage = window().local_storage().ok().flatten();
+        if storage.is_none() {
+            lab.notices
+                .update(|n| n.push(lab.ui().storage_unavailable.to_string()));
+        }
+        let stored = storage
+            .as_ref()
+            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+            .unwrap_or_default();
+        let learn = Learn {
+            sections: RwSignal::new(None),
+            scenario: RwSignal::new(None),
+            ask: RwSignal::new(Ask::Waiting),
+            progress: RwSignal::new(Progress::parse(&stored)),
+        };
+        Effect::new(move |_| {
+            let text = learn.progress.with(Progress::to_text);
+            if let Some(s) = &storage {
+                let _ = s.set_item(STORAGE_KEY, &text);
+            }
+        });
+        Effect::new(move |_| {
+            let (lang, id) = (lab.lang.get(), lab.scenario.get());
+            learn.ask.set(Ask::Waiting);
+            let have = learn.sections.with_untracked(|s| s.as_ref().map(|s| s.0));
+            learn.scenario.set(None);
+            if !lab.embed && have != Some(lang.code()) {
+                learn.sections.set(None);
+                fetch(
+                    lab,
+                    learn.sections,
+                    fragment::sections_path(lang),
+                    lang.code(),
+                );
+            }
+            fetch(lab, learn.scenario, fragment::scenario_path(lang, id), id);
+        });
+        Effect::new(move |_| {
+            let (k, n) = (lab.cursor.get(), lab.steps());
+            let id = lab.scenario.get_untracked();
+            // A run watched to its end counts, whatever the path there.
+            if n > 0 && k >= n && !learn.progress.with_untracked(|p| p.has_watched(id)) {
+                learn.progress.update(|p| p.watch(id));
+            }
+            // At the decisive step, pause and ask (once per opened scenario).
+            let decisive = lab.run.with(|r| r.decisive_step());
+            if decisive == Some(k)
+                && learn.ask.get_untracked() == Ask::Waiting
+                && learn.progress.with(|p| p.predict)
+                && learn.part(id, "q").is_some()
+            {
+                lab.playing.set(false);
+                learn.ask.set(Ask::Asking);
+                focus_later("[data-testid=predict] input");
+            }
+        });
+        listen(lab, learn);
+        learn
+    }
+
+    /// A part of the open scenario's fragment, if it has arrived.
+    fn part(&self, id: &str, name: &str) -> Option<String> {
+        self.scenario.with(|s| match s {
+            Some((sid, text)) if *sid == id => part_of(text, name).map(str::to_string),
+            _ => None,
+        })
+    }
+}
+
+/// Fetches `url` (relative to the page) into `into`, tagged with `tag`, unless the
+/// reader has moved to another language or scenario meanwhile. A failure becomes a
+/// notice, and the lab goes on without the text.
+fn fetch(lab: Lab, into: RwSignal<Option<(&'static str, String)>>, url: String, tag: &'static str) {
+    let current = move || (lab.lang.get_untracked(), lab.scenario.get_untracked());
+    let asked = current();
+    spawn_local(async move {
+        match fetch_text(&url).await {
+            Some(text) if current() == asked => into.set(Some((tag, text))),
+            Some(_) => {}
+            None => {
+                let msg = fill(lab.ui().lesson_unavailable, &[&url]);
+                lab.notices.update(|n| n.push(msg));
+            }
+        }
+    });
+}
+
+async fn fetch_text(url: &str) -> Option<String> {
+    let resp = JsFuture::from(window().fetch_with_str(url)).await.ok()?;
+    let resp: web_sys::Response = resp.dyn_into().ok()?;
+    if !resp.ok() {
+        return None;
+    }
+    JsFuture::from(resp.text().ok()?).await.ok()?.as_string()
+}
+
+/// Focuses the first element matching `selector` after the next render.
+fn focus_later(selector: &'static str) {
+    request_animation_frame(move || {
+        if let Some(el) = document()
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+}
+
+/// The element of the event's target matching `selector`, itself or an ancestor.
+fn closest(ev: &web_sys::Event, selector: &str) -> Option<Element> {
+    ev.target()?
+        .dyn_into::<Element>()
+        .ok()?
+        .closest(selector)
+        .ok()?
+}
+
+/// The page's delegated listeners for the lesson's markup: one handler for the
+/// four event types (one closure is smaller than four typed ones), living as long
+/// as the page.
+fn listen(lab: Lab, learn: Learn) {
+    let handler =
+        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
+    for kind in ["click", "change", "input", "submit"] {
+        let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
+    }
+    handler.forget();
+}
+
+fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
+    match e.type_().as_str() {
+        "click" => {
+            if let Some(a) = closest(e, "[data-scenario]") {
+                // A modified click (new tab or window) follows the link's href instead.
+                let plain = e.dyn_ref::<web_sys::MouseEvent>().is_some_and(|m| {
+                    !(m.ctrl_key() || m.meta_key() || m.shift_key() || m.button() != 0)
+                });
+                if plain {
+                    e.prevent_default();
+                    open_link(lab, &a);
+                }
+                return;
+            }
+            match closest(e, "[data-act]")
+                .and_then(|b| b.get_attribute("data-act"))
+                .as_deref()
+            {
+                Some("continue") => {
+                    learn.ask.set(Ask::Done);
+                    lab.playing.set(true);
+                }
+                Some("clear") => {
+                    learn.progress.update(|p| *p = p.cleared());
+                    let done = lab.ui().progress_cleared.to_string();
+                    lab.notices.update(|n| n.push(done));
+                    focus_later("[data-act=clear]");
+                }
+                _ => {}
+            }
+        }
+        "change" => {
+            if let Some(input) = closest(e, "input[data-act=predict]")
+                .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
+            {
+                learn.progress.update(|p| p.predict = input.checked());
+                focus_later("[data-act=predict]");
+            }
+        }
+        "input" => {
+            if let Some(form) = closest(e, "form[data-calc]") {
+                recalc(lab.lang.get_untracked(), &form);
+            }
+        }
+        "submit" => {
+            // No form of the page goes to a server.
+            e.prevent_default();
+            if let Some(form) = closest(e, "form[data-act=check]") {
+                check(lab, learn, &form);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Opens a scenario link's scenario in the lab, at its decisive step
+/// (`data-at="start"`: at the start), and brings the lab into view.
+fn open_link(lab: Lab, a: &Element) {
+    let want = a.get_attribute("data-scenario").unwrap_or_default();
+    let Some(id) = SCENARIO_IDS.iter().find(|s| **s == want) else {
+        return;
+    };
+    lab.open(id, 0);
+    if a.get_attribute("data-at").as_deref() != Some("start") {
+        let d = lab.run.with_untracked(|r| r.decisive_step()).unwrap_or(0);
+        lab.go(d);
+    }
+    if let Some(el) = document().get_element_by_id("lab") {
+        el.scroll_into_view();
+    }
+}
+
+/// Records the reader's answer to the open question and reveals the right one.
+fn check(lab: Lab, learn: Learn, form: &Element) {
+    let id = lab.scenario.get_untracked();
+    let Some(choice) = form
+        .query_selector("input[name=predict]:checked")
+        .ok()
+        .flatten()
+        .and_then(|e| e.get_attribute("value"))
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        focus_later("[data-testid=predict] input");
+        return;
+    };
+    let text = learn.part(id, "q").unwrap_or_default();
+    let Some(q) = Question::parse(&text) else {
+        return;
+    };
+    learn.progress.update(|p| p.answer(id, choice == q.correct));
+    learn.ask.set(Ask::Answered(choice));
+    focus_later("[data-act=continue]");
+}
+
+/// Recomputes the ADR calculator after an edit of one of its inputs.
+fn recalc(lang: Lang, form: &Element) {
+    let find = |sel: String| form.query_selector(&sel).ok().flatten();
+    let mut values = [f64::NAN; 5];
+    for (v, name) in values.iter_mut().zip(INPUT_NAMES) {
+        if let Some(input) =
+            find(format!("input[name={name}]")).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+        {
+            *v = input.value_as_number();
+        }
+    }
+    let results = calc::outputs(Inputs::from_values(values), lang);
+    for (name, text) in OUTPUT_NAMES.iter().zip(results) {
+        if let Some(out) = find(format!("output[name={name}]")) {
+            out.set_text_content(Some(&text));
+        }
+    }
+}
+
+/// The lesson's pieces of markup on the page.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The sections above the lab.
+    Before,
+    /// The sections below the lab.
+    After,
+    /// The handler's code with the current line.
+    Code,
+    /// The predict-then-reveal question, while it is asked.
+    Predict,
+    /// The open scenario's explanation.
+    About,
+    /// The reader's progress.
+    Progress,
+}
+
+/// One piece of the lesson's markup, re-rendered when what it shows changes.
+#[component]
+pub fn LessonPart(part: Part) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let learn = expect_context::<Learn>();
+    let ui = lab.ui();
+    let id = lab.scenario.get_untracked();
+    let (class, testid) = match part {
+        Part::Before => ("prose-wrap", "prose-before"),
+        Part::After => ("prose-wrap", "prose-after"),
+        Part::Code => ("pane pane--code", "code-pane"),
+        Part::Predict => ("predict-slot", "predict-slot"),
+        Part::About => ("about", "about"),
+        Part::Progress => ("progress", "progress"),
+    };
+    let markup = move || match part {
+        Part::Before | Part::After => learn.sections.with(|s| {
+            let name = if part == Part::Before {
+                "before"
+            } else {
+                "after"
+            };
+            s.as_ref()
+                .and_then(|(_, t)| part_of(t, name))
+                .unwrap_or_default()
+                .to_string()
+        }),
+        Part::Code => {
+            let cur = lab
+                .run
+                .with(|r| codemap::current(&r.trace, id, lab.cursor.get()));
+            let code = learn.part(id, "code").unwrap_or_default();
+            format!(
+                "<h3>{}</h3><ol class=\"code\">{}</ol>",
+                ui.pane_code,
+                codemap::listing(&code, cur)
+            )
+        }
+        Part::Predict => match learn.ask.get() {
+            Ask::Asking => learn.part(id, "q").map(|q| predict(ui, &q, None)),
+            Ask::Answered(c) => learn.part(id, "q").map(|q| predict(ui, &q, Some(c))),
+            Ask::Waiting | Ask::Done => None,
+        }
+        .unwrap_or_default(),
+        Part::About => {
+            let ex = learn.part(id, "ex").unwrap_or_default();
+            format!(
+                "<h3>{}</h3><div class=\"prose-wrap\">{ex}</div>",
+                ui.about_scenario
+            )
+        }
+        Part::Progress => learn
+            .progress
+            .with(|p| progress(ui, p, lab.lang.get_untracked())),
+    };
+    view! { <div class=class data-testid=testid inner_html=markup></div> }
+}
+
+/// A question of a fragment's `q` part.
+struct Question<'a> {
+    prompt: &'a str,
+    correct: usize,
+    explain: &'a str,
+    answers: Vec<&'a str>,
+}
+
+impl Question<'_> {
+    fn parse(q: &str) -> Option<Question<'_>> {
+        let mut lines = q.lines();
+        Some(Question {
+            prompt: lines.next()?,
+            correct: lines.next()?.parse().ok()?,
+            explain: lines.next()?,
+            answers: lines.collect(),
+        })
+    }
+}
+
+/// The question as a form: radio answers (keyboard-native), Check and Continue;
+/// after an answer (`answered`), the answers marked right and wrong and the explanation.
+/// The fragment's text is markup already (escaped at build time).
+pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
+    let Some(q) = Question::parse(q) else {
+        return String::new();
+    };
+    let mut h = String::with_capacity(1024);
+    h.push_str(
+        "<form class=\"predict\" data-testid=\"predict\" data-act=\"check\"><fieldset><legend>",
+    );
+    h.push_str(ui.predict_title);
+    h.push_str("</legend><p class=\"predict__prompt\">");
+    h.push_str(q.prompt);
+    h.push_str("</p>");
+    for (i, a) in q.answers.iter().enumerate() {
+        let class = match answered {
+            Some(_) if i == q.correct => "answer right",
+            Some(c) if c == i => "answer wrong",
+            _ => "answer",
+        };
+        let state = match answered {
+            Some(c) if c == i => " checked disabled",
+            Some(_) => " disabled",
+            None => "",
+        };
+        h.push_str(&format!(
+            "<label class=\"{class}\"><input type=\"radio\" name=\"predict\" value=\"{i}\"{state}><span>{a}</span></label>"
+        ));
+    }
+    h.push_str("</fieldset><div class=\"predict__actions\">");
+    if answered.is_none() {
+        h.push_str(&format!(
+            "<button type=\"submit\" class=\"primary\" data-testid=\"predict-check\">{}</button>",
+            ui.check_answer
+        ));
+    }
+    h.push_str(&format!(
+        "<button type=\"button\" data-act=\"continue\" data-testid=\"predict-continue\">{}</button></div>",
+        ui.continue_run
+    ));
+    if let Some(c) = answered {
+        let verdict = if c == q.correct {
+            ui.correct
+        } else {
+            ui.not_quite
+        };
+        h.push_str(&format!(
+            "<p class=\"verdict\" role=\"status\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong> {}</p>",
+            q.explain
+        ));
+    }
+    h.push_str("</form>");
+    h
+}
+
+/// The progress panel: counts, the predict switch, the checklist (each scenario
+/// with a mark for "watched" and one for its answer, ✓ right, ✗ wrong), and the
+/// button that clears it.
+pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
+    let total = SCENARIO_IDS.len().to_string();
+    let count = |n: usize| fill(ui.progress_count, &[&n.to_string(), &total]);
+    let mut h = Html::new();
+    h.el("h3", &[], ui.progress_title);
+    h.el(
+        "p",
+        &[("data-testid", "progress-summary")],
+        &format!(
+            "{}: {} · {}: {}",
+            ui.progress_watched,
+            count(p.watched.len()),
+            ui.progress_answered,
+            count(p.answered.len())
+        ),
+    );
+    h.open("label", &[("class", "switch")]);
+    h.open(
+        "input",
+        &[
+            ("type", "checkbox"),
+            ("data-act", "predict"),
+            ("data-testid", "predict-toggle"),
+            (if p.predict { "checked" } else { "" }, ""),
+        ],
+    );
+    h.el("span", &[], ui.predict_toggle).close("label");
+    h.open("ul", &[("class", "checklist")]);
+    for n in names(lang) {
+        let watched = p.has_watched(n.id);
+        let (mark, answer) = match p.answer_of(n.id) {
+            Some(true) => ("✓", "tick on"),
+            Some(false) => ("✗", "tick off"),
+            None => ("·", "tick"),
+        };
+        h.open("li", &[]);
+        h.el(
+            "span",
+            &[
+                ("class", if watched { "tick on" } else { "tick" }),
+                ("title", ui.progress_watched),
+            ],
+            if watched { "✓" } else { "·" },
+        );
+        h.el(
+            "span",
+            &[("class", answer), ("title", ui.progress_answered)],
+            mark,
+        );
+        let href = format!("?scenario={}", n.id);
+        h.el(
+            "a",
+            &[
+                ("href", &href),
+                ("data-scenario", n.id),
+                ("data-at", "start"),
+                ("data-testid", &format!("progress-{}", n.id)),
+            ],
+            n.title,
+        );
+        h.close("li");
+    }
+    h.close("ul");
+    h.el(
+        "button",
+        &[
+            ("type", "button"),
+            ("data-act", "clear"),
+            ("data-testid", "clear-progress"),
+        ],
+        ui.clear_progress,
+    );
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::{fragment, ui};
+
+    #[test]
+    fn the_question_reveals_after_an_answer() {
+        let text = fragment::render_scenario(Lang::En, "naive-post");
+        let q = part_of(&text, "q").unwrap();
+        let ui = ui(Lang::En);
+        let asking = predict(ui, q, None);
+        assert_eq!(asking.matches("type=\"radio\"").count(), 4);
+        assert!(asking.contains("predict-check") && !asking.contains("predict-verdict"));
+        let wrong = predict(ui, q, Some(0));
+        assert!(wrong.contains("<strong>Not quite.</strong>"));
+        assert!(wrong.contains("answer wrong") && wrong.contains("answer right"));
+        assert!(!wrong.contains("predict-check"));
+        assert!(predict(ui, q, Some(1)).contains("<strong>Correct.</strong>"));
+        assert_eq!(predict(ui, "garbage", None), "");
+    }
+
+    #[test]
+    fn the_progress_panel_counts_and_marks() {
+        let mut p = Progress::default();
+        p.watch("naive-post");
+        p.answer("naive-post", false);
+        let html = progress(ui(Lang::En), &p, Lang::En);
+        assert!(html.contains("Watched to the end: 1 of 13 · Question answered: 1 of 13"));
+        assert!(html.contains("class=\"tick off\""));
+        assert!(html.contains("data-act=\"predict\" data-testid=\"predict-toggle\" checked"));
+        p.predict = false;
+        assert!(!progress(ui(Lang::En), &p, Lang::En).contains("checked"));
+    }
+}
