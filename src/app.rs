@@ -2,10 +2,10 @@
 //! browser's language, a random seed, motion and width preferences), builds
 //! the lab's state from it, and keeps the URL in step with the reader.
 
-use crate::lesson::{names, ui, Lang};
+use crate::lesson::{ui, Lang};
 use crate::narrate::fill;
 use crate::params::{Notice, Params};
-use crate::ui::controls::{Faults, Picker, Playback, Switches};
+use crate::ui::controls::{self, Controls};
 use crate::ui::lesson::{Learn, LessonPart, Part};
 use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
@@ -13,11 +13,19 @@ use crate::ui::topology::Topology;
 use gloo_timers::callback::Interval;
 use idem_sim::scenario::{self, Toggle};
 use idem_sim::NodeId;
-use leptos::ev;
 use leptos::prelude::*;
 
 /// Below this width the topology is drawn in portrait.
 const NARROW_PX: f64 = 700.0;
+
+/// The browser's language, if the page speaks it; else English.
+fn browser_lang() -> Lang {
+    window()
+        .navigator()
+        .language()
+        .and_then(|l| Lang::parse(&l))
+        .unwrap_or(Lang::En)
+}
 
 /// The page. `data-testid="app-ready"` appears once the wasm app has mounted.
 #[component]
@@ -27,9 +35,6 @@ pub fn App() -> impl IntoView {
     provide_context(Learn::new(lab));
     sync_url(lab);
     play_timer(lab);
-    keyboard(lab);
-    let on_resize = window_event_listener(ev::resize, move |_| lab.tall.set(is_narrow()));
-    on_cleanup(move || on_resize.remove());
     Effect::new(move |_| {
         let lang = lab.lang.get();
         document().set_title(ui(lang).title);
@@ -49,43 +54,19 @@ pub fn App() -> impl IntoView {
 fn Page() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let ui = lab.ui();
-    let name = move || {
-        names(lab.lang.get_untracked())
-            .iter()
-            .find(|n| n.id == lab.scenario.get())
-    };
-    let header = (!lab.embed).then(|| {
-        view! {
-            <header class="page__header">
-                <div class="page__title">
-                    <h1>{ui.title}</h1>
-                    <LangSwitch/>
-                </div>
-                <p class="lead">{ui.subtitle}</p>
-            </header>
-        }
-    });
+    let lang = lab.lang.get_untracked();
     let prose = move |part| (!lab.embed).then(|| view! { <LessonPart part=part/> });
     view! {
-        <main class="page" class:embed=lab.embed data-testid="app-ready">
-            {(!lab.embed).then(|| view! { <a class="skip" href="#lab">{ui.skip_to_lab}</a> })}
-            {header}
+        <main class=if lab.embed { "page embed" } else { "page" } data-testid="app-ready">
+            {(!lab.embed).then(|| view! { <Controls html=controls::page_header(ui, lang)/> })}
             <Notices/>
             {prose(Part::Before)}
             <section class="lab" id="lab" aria-labelledby="lab-title">
-                <div class="lab__head">
-                    <h2 id="lab-title" data-testid="scenario-title">
-                        {move || name().map(|s| s.title).unwrap_or(lab.scenario.get())}
-                    </h2>
-                    <Picker/>
-                </div>
-                <p class="summary-line">{move || name().map(|s| s.summary).unwrap_or("")}</p>
                 // Built anew for each scenario: which panes and controls exist is fixed per scenario.
                 {move || {
                     lab.scenario.track();
                     untrack(|| view! { <LabGrid/> })
                 }}
-                <p class="hint muted">{ui.keyboard_hint}</p>
             </section>
             {prose(Part::After)}
         </main>
@@ -96,18 +77,24 @@ fn Page() -> impl IntoView {
 #[component]
 fn LabGrid() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    let ui = lab.ui();
     let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
+    let offered: Vec<Toggle> = lab
+        .run
+        .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
+    controls::patch(lab);
     let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
     view! {
+        <Controls html=controls::lab_head(ui, lab.lang.get_untracked(), lab.scenario.get_untracked())/>
         <div class="lab__grid">
             <div class="lab__main">
                 <Topology/>
-                <Playback/>
+                <Controls html=controls::playback(ui)/>
                 <LessonPart part=Part::Predict/>
                 <StatePane pane=Pane::Narration/>
                 <LessonPart part=Part::Code/>
-                <Faults/>
-                <Switches/>
+                <Controls html=controls::faults(ui, &nodes)/>
+                <Controls html=controls::switches(ui, &offered, lab.scenario.get_untracked())/>
             </div>
             <div class="lab__side">
                 <StatePane pane=Pane::Outcome/>
@@ -128,67 +115,43 @@ fn LabGrid() -> impl IntoView {
     }
 }
 
-/// RU / EN buttons.
-#[component]
-fn LangSwitch() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let ui = lab.ui();
-    view! {
-        <div class="lang" role="group" aria-label=ui.lang_switch>
-            {Lang::ALL
-                .into_iter()
-                .map(|l| {
-                    view! {
-                        <button
-                            data-testid=format!("lang-{}", l.code())
-                            aria-pressed=move || (lab.lang.get() == l).to_string()
-                            on:click=move |_| lab.lang.set(l)
-                            title=move || match l {
-                                Lang::Ru => ui.lang_ru_name,
-                                Lang::En => ui.lang_en_name,
-                            }
-                        >
-                            {move || match l {
-                                Lang::Ru => ui.lang_ru_short,
-                                Lang::En => ui.lang_en_short,
-                            }}
-                        </button>
-                    }
-                })
-                .collect_view()}
-        </div>
-    }
-}
-
-/// Fallback notices and refused commands, each dismissable.
+/// Fallback notices and refused commands, dismissable.
 #[component]
 fn Notices() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    move || {
-        let notices = lab.notices.get();
-        (!notices.is_empty()).then(|| {
-            view! {
-                <div class="notices" role="status" data-testid="notice">
-                    {notices.into_iter().map(|n| view! { <p>{n}</p> }).collect_view()}
-                    <button class="link" on:click=move |_| lab.notices.set(Vec::new())>
-                        "×"
-                    </button>
-                </div>
+    let ui = lab.ui();
+    let markup = move || {
+        lab.notices.with(|list| {
+            if list.is_empty() {
+                return String::new();
             }
+            let mut h = crate::html::Html::new();
+            h.open("div", &[("class", "notices"), ("data-testid", "notice")]);
+            for n in list {
+                h.el("p", &[], n);
+            }
+            h.el(
+                "button",
+                &[
+                    ("type", "button"),
+                    ("class", "link"),
+                    ("data-act", "dismiss"),
+                    ("aria-label", ui.dismiss),
+                ],
+                "×",
+            );
+            h.close("div");
+            h.finish()
         })
-    }
+    };
+    view! { <div role="status" inner_html=markup></div> }
 }
 
 /// Reads the URL and the browser once, at start-up.
 fn read_start() -> Start {
     let search = window().location().search().unwrap_or_default();
     let (p, notices) = Params::parse(&search, random_seed());
-    let browser = window()
-        .navigator()
-        .language()
-        .and_then(|l| Lang::parse(&l))
-        .unwrap_or(Lang::En);
-    let lang = p.lang.unwrap_or(browser);
+    let lang = p.lang.unwrap_or_else(browser_lang);
     let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
@@ -246,7 +209,7 @@ fn media(query: &str) -> bool {
         .is_some_and(|m| m.matches())
 }
 
-fn is_narrow() -> bool {
+pub fn is_narrow() -> bool {
     window()
         .inner_width()
         .ok()
@@ -307,38 +270,36 @@ fn play_timer(lab: Lab) {
     });
 }
 
-/// Space plays or pauses; the arrow keys step. Keys typed into a control are left alone.
-fn keyboard(lab: Lab) {
-    let handle = window_event_listener(ev::keydown, move |e| {
-        let tag = e
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .map(|el| el.tag_name().to_ascii_lowercase())
-            .unwrap_or_default();
-        let native = matches!(tag.as_str(), "input" | "select" | "textarea")
-            || (tag == "button" && e.key() == " ")
-            || e.alt_key()
-            || e.ctrl_key()
-            || e.meta_key();
-        if native {
-            return;
+/// Space plays or pauses; the arrow keys step. Keys typed into a control are left
+/// alone. Called by the page's one delegated listener ([`crate::ui::lesson`]).
+pub fn on_key(lab: Lab, e: &web_sys::KeyboardEvent) {
+    let tag = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .map(|el| el.tag_name().to_ascii_lowercase())
+        .unwrap_or_default();
+    let native = matches!(tag.as_str(), "input" | "select" | "textarea")
+        || (tag == "button" && e.key() == " ")
+        || e.alt_key()
+        || e.ctrl_key()
+        || e.meta_key();
+    if native {
+        return;
+    }
+    match e.key().as_str() {
+        " " => {
+            e.prevent_default();
+            lab.toggle_play();
         }
-        match e.key().as_str() {
-            " " => {
-                e.prevent_default();
-                lab.toggle_play();
-            }
-            "ArrowRight" => {
-                e.prevent_default();
-                lab.playing.set(false);
-                lab.step_forward();
-            }
-            "ArrowLeft" => {
-                e.prevent_default();
-                lab.step_back();
-            }
-            _ => {}
+        "ArrowRight" => {
+            e.prevent_default();
+            lab.playing.set(false);
+            lab.step_forward();
         }
-    });
-    on_cleanup(move || handle.remove());
+        "ArrowLeft" => {
+            e.prevent_default();
+            lab.step_back();
+        }
+        _ => {}
+    }
 }

@@ -807,6 +807,7 @@ pub static UI: Ui = Ui {
     pane_outcome: "Outcome",
     pane_invariants: "Invariants",
     pane_code: "Handler code",
+    dismiss: "Dismiss",
     about_scenario: "About this scenario",
     lesson_unavailable: "The lesson text could not be loaded ({}); the lab works without it. Reload the page to try again.",
     pane_screen: "On the phone",

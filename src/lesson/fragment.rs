@@ -63,7 +63,8 @@ pub fn part_of<'a>(fragment: &'a str, name: &str) -> Option<&'a str> {
         .map(|(_, b)| b)
 }
 
-/// Every fragment file of both languages: (path, content).
+/// Every fragment file of both languages: (path, content). Host only.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn files() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for lang in Lang::ALL {

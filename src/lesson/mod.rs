@@ -354,6 +354,7 @@ ui_struct! {
     pane_outcome,
     pane_invariants,
     pane_code,
+    dismiss,
     about_scenario,
     /// `{}` is the address that failed.
     lesson_unavailable,

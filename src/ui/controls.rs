@@ -1,234 +1,500 @@
-//! The reader's controls: the scenario picker, playback, faults and defences.
-//! Each control sends the lab a command; none decides anything itself.
+//! The reader's controls: the scenario picker, the language switch, playback,
+//! faults and switches. Each control sends the lab a command; none decides
+//! anything itself.
+//!
+//! For the size budget the controls are plain markup ([`picker`], [`playback`],
+//! [`faults`], [`switches`], [`lang_switch`]; pure, tested on the host), written
+//! once per page or scenario, never re-rendered (so focus stays where the reader
+//! put it). [`patch`] then keeps their state (disabled, pressed, values, labels)
+//! in step with the lab, and [`on_event`] — called by the page's one delegated
+//! listener — turns a click, change or input on a `data-act` element into a command.
 
 use super::state::Lab;
-use crate::lesson::{names, Ui, SCENARIO_IDS, SEED_SCENARIOS};
+use crate::html::Html;
+use crate::lesson::{names, Lang, Ui, SCENARIO_IDS, SEED_SCENARIOS};
 use crate::narrate::{fill, node_name};
-use crate::params::{speed_factor, SPEEDS};
+use crate::params::{speed_factor, speed_text, SPEEDS};
 use idem_sim::scenario::{Toggle, ToggleKind};
 use idem_sim::{Command, Millis, NodeId};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
-/// The picker: the four scenarios, then the pitfalls, each with a one-line summary.
-#[component]
-pub fn Picker() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let ui = lab.ui();
-    let group = move |ids: &'static [&'static str]| {
-        ids.iter()
-            .map(|id| {
-                let id: &'static str = id;
-                view! {
-                    <option value=id selected=move || lab.scenario.get() == id>
-                        {names(lab.lang.get_untracked()).iter().find(|n| n.id == id).map(|n| n.title).unwrap_or(id)}
-                    </option>
-                }
-            })
-            .collect_view()
-    };
-    let on_change = move |ev| {
-        let v = event_target_value(&ev);
-        if let Some(id) = SCENARIO_IDS.iter().find(|i| **i == v) {
-            lab.open(id, 0);
+/// The page's header: the skip link, the title with the language switch, the lead.
+pub fn page_header(ui: &Ui, lang: Lang) -> String {
+    let mut h = Html::new();
+    h.el("a", &[("class", "skip"), ("href", "#lab")], ui.skip_to_lab);
+    h.open("header", &[("class", "page__header")]);
+    h.open("div", &[("class", "page__title")]);
+    h.el("h1", &[], ui.title);
+    let mut out = h.finish();
+    out.push_str(&lang_switch(ui, lang));
+    let mut h = Html::new();
+    h.close("div");
+    h.el("p", &[("class", "lead")], ui.subtitle);
+    h.close("header");
+    out.push_str(&h.finish());
+    out
+}
+
+/// The lab's head for scenario `id`: its title, the picker and its one-line summary.
+/// Written anew with the scenario (the picker keeps the focus: see [`on_event`]).
+pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
+    let name = names(lang).iter().find(|n| n.id == id);
+    let mut h = Html::new();
+    h.open("div", &[("class", "lab__head")]);
+    h.el(
+        "h2",
+        &[("id", "lab-title"), ("data-testid", "scenario-title")],
+        name.map_or(id, |n| n.title),
+    );
+    let mut out = h.finish();
+    out.push_str(&picker(ui, lang, id));
+    let mut h = Html::new();
+    h.close("div");
+    h.el(
+        "p",
+        &[("class", "summary-line")],
+        name.map_or("", |n| n.summary),
+    );
+    out.push_str(&h.finish());
+    out
+}
+
+/// The picker: the four scenarios, then the pitfalls; `current` is selected.
+pub fn picker(ui: &Ui, lang: Lang, current: &str) -> String {
+    let mut h = Html::new();
+    h.open("label", &[("class", "picker")]);
+    h.el("span", &[("class", "picker__label")], ui.scenario_picker);
+    h.open(
+        "select",
+        &[("data-testid", "scenario-picker"), ("data-act", "scenario")],
+    );
+    let groups = [
+        (
+            ui.scenario_picker_seed_group,
+            &SCENARIO_IDS[..SEED_SCENARIOS],
+        ),
+        (
+            ui.scenario_picker_pitfalls_group,
+            &SCENARIO_IDS[SEED_SCENARIOS..],
+        ),
+    ];
+    for (label, ids) in groups {
+        h.open("optgroup", &[("label", label)]);
+        for id in ids {
+            let title = names(lang)
+                .iter()
+                .find(|n| n.id == *id)
+                .map_or(*id, |n| n.title);
+            let selected = if *id == current { "selected" } else { "" };
+            h.el("option", &[("value", id), (selected, "")], title);
         }
-    };
-    view! {
-        <label class="picker">
-            <span class="picker__label">{ui.scenario_picker}</span>
-            <select data-testid="scenario-picker" on:change=on_change>
-                <optgroup label=ui.scenario_picker_seed_group>
-                    {group(&SCENARIO_IDS[..SEED_SCENARIOS])}
-                </optgroup>
-                <optgroup label=ui.scenario_picker_pitfalls_group>
-                    {group(&SCENARIO_IDS[SEED_SCENARIOS..])}
-                </optgroup>
-            </select>
-        </label>
+        h.close("optgroup");
+    }
+    h.close("select").close("label");
+    h.finish()
+}
+
+/// RU / EN buttons; the page is built anew when the language changes.
+pub fn lang_switch(ui: &Ui, lang: Lang) -> String {
+    let mut h = Html::new();
+    h.open(
+        "div",
+        &[
+            ("class", "lang"),
+            ("role", "group"),
+            ("aria-label", ui.lang_switch),
+        ],
+    );
+    for l in Lang::ALL {
+        let (short, name) = match l {
+            Lang::Ru => (ui.lang_ru_short, ui.lang_ru_name),
+            Lang::En => (ui.lang_en_short, ui.lang_en_name),
+        };
+        let testid = format!("lang-{}", l.code());
+        h.el(
+            "button",
+            &[
+                ("type", "button"),
+                ("data-testid", &testid),
+                ("data-act", "lang"),
+                ("data-lang", l.code()),
+                ("aria-pressed", if l == lang { "true" } else { "false" }),
+                ("title", name),
+            ],
+            short,
+        );
+    }
+    h.close("div");
+    h.finish()
+}
+
+/// A button: `(act, testid, label, text)`; an empty label means the text names it.
+fn button(h: &mut Html, act: &str, testid: &str, label: &str, text: &str) {
+    h.el(
+        "button",
+        &[
+            ("type", "button"),
+            ("data-act", act),
+            ("data-testid", testid),
+            if label.is_empty() {
+                ("", "")
+            } else {
+                ("aria-label", label)
+            },
+            if label.is_empty() {
+                ("", "")
+            } else {
+                ("title", label)
+            },
+        ],
+        text,
+    );
+}
+
+/// Play, pause, step, back, to the end, restart, the counter, the speed and the timeline.
+pub fn playback(ui: &Ui) -> String {
+    let mut h = Html::new();
+    h.open(
+        "div",
+        &[
+            ("class", "playback"),
+            ("role", "toolbar"),
+            ("aria-label", ui.lab_title),
+        ],
+    );
+    button(&mut h, "back", "btn-back", ui.back, "◀");
+    h.el(
+        "button",
+        &[
+            ("type", "button"),
+            ("class", "primary"),
+            ("data-act", "play"),
+            ("data-testid", "btn-play"),
+            ("aria-pressed", "false"),
+            ("aria-label", ui.play),
+        ],
+        &format!("▶ {}", ui.play),
+    );
+    button(
+        &mut h,
+        "step",
+        "btn-step",
+        ui.step,
+        &format!("{} ▶", ui.step),
+    );
+    button(&mut h, "end", "btn-end", ui.to_end, "⇥");
+    button(&mut h, "restart", "btn-restart", ui.restart, "↺");
+    h.el(
+        "span",
+        &[
+            ("class", "counter"),
+            ("data-testid", "step-counter"),
+            ("aria-live", "off"),
+        ],
+        "",
+    );
+    h.open("label", &[("class", "speed")]);
+    h.el("span", &[], ui.speed);
+    h.open("select", &[("data-testid", "speed"), ("data-act", "speed")]);
+    for (text, _) in SPEEDS {
+        h.el("option", &[("value", text)], &format!("{text}×"));
+    }
+    h.close("select").close("label").close("div");
+    h.open(
+        "input",
+        &[
+            ("class", "scrubber"),
+            ("type", "range"),
+            ("data-testid", "scrubber"),
+            ("data-act", "scrub"),
+            ("min", "0"),
+            ("aria-label", ui.timeline),
+        ],
+    );
+    h.el("p", &[("class", "hint muted")], ui.keyboard_hint);
+    h.finish()
+}
+
+/// Faults the reader can inject: a lost ack, parallel retries, crashes, the clock;
+/// and the link to copy. `nodes` are the scenario's nodes.
+pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
+    let mut h = Html::new();
+    h.open("fieldset", &[("class", "faults")]);
+    h.el("legend", &[], ui.faults);
+    if nodes.contains(&NodeId::Client) {
+        button(&mut h, "ack", "btn-drop-ack", "", ui.lose_next_ack);
+        h.open("span", &[("class", "group")]).open("label", &[]);
+        h.el("span", &[("class", "sr-only")], ui.parallel_count);
+        h.open(
+            "input",
+            &[
+                ("type", "number"),
+                ("min", "2"),
+                ("max", "10"),
+                ("value", "3"),
+                ("data-testid", "parallel-n"),
+                ("data-act", "parallel-n"),
+                ("aria-label", ui.parallel_count),
+            ],
+        );
+        h.close("label");
+        button(&mut h, "parallel", "btn-parallel-retries", "", "");
+        h.close("span");
+    }
+    for n in nodes.iter().filter(|n| n.can_crash()) {
+        let slug = n.slug();
+        h.el(
+            "button",
+            &[
+                ("type", "button"),
+                ("data-act", "crash"),
+                ("data-node", &slug),
+            ],
+            "",
+        );
+    }
+    button(&mut h, "h1", "btn-advance-1h", "", ui.advance_1h);
+    button(&mut h, "h25", "btn-advance-25h", "", ui.advance_25h);
+    button(&mut h, "copy", "btn-copy-link", "", ui.copy_link);
+    h.close("fieldset");
+    h.finish()
+}
+
+/// The scenario's switches: defences, then the bugs and variants of its story.
+pub fn switches(ui: &Ui, offered: &[Toggle], scenario: &str) -> String {
+    let mut h = Html::new();
+    let groups = [
+        (ui.defences, "defences", &[ToggleKind::Defence][..]),
+        (
+            ui.bugs_variants,
+            "variants",
+            &[ToggleKind::Bug, ToggleKind::Variant][..],
+        ),
+    ];
+    for (legend, testid, kinds) in groups {
+        let ts: Vec<Toggle> = offered
+            .iter()
+            .copied()
+            .filter(|t| kinds.contains(&t.kind()))
+            .collect();
+        if ts.is_empty() {
+            continue;
+        }
+        h.open(
+            "fieldset",
+            &[("class", "switches"), ("data-testid", testid)],
+        );
+        h.el("legend", &[], legend);
+        for t in ts {
+            let testid = format!("toggle-{}", t.id());
+            h.open("label", &[("class", "switch")]);
+            h.open(
+                "input",
+                &[
+                    ("type", "checkbox"),
+                    ("data-testid", &testid),
+                    ("data-act", "toggle"),
+                    ("data-toggle", t.id()),
+                ],
+            );
+            h.el("span", &[], toggle_label(ui, t, scenario))
+                .close("label");
+        }
+        h.close("fieldset");
+    }
+    h.finish()
+}
+
+/// Static markup, written once; its state is kept by [`patch`].
+#[component]
+pub fn Controls(html: String) -> impl IntoView {
+    view! { <div class="contents" inner_html=html></div> }
+}
+
+fn find(sel: &str) -> Option<Element> {
+    document().query_selector(sel).ok().flatten()
+}
+
+fn set(el: &Element, attr: &str, value: &str) {
+    if el.get_attribute(attr).as_deref() != Some(value) {
+        let _ = el.set_attribute(attr, value);
     }
 }
 
-/// Play, pause, step, back, to the end, restart, the timeline and the speed.
-#[component]
-pub fn Playback() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+fn set_text(el: &Element, text: &str) {
+    if el.text_content().as_deref() != Some(text) {
+        el.set_text_content(Some(text));
+    }
+}
+
+fn disable(sel: &str, off: bool) {
+    if let Some(el) = find(sel) {
+        if off {
+            set(&el, "disabled", "");
+        } else {
+            let _ = el.remove_attribute("disabled");
+        }
+    }
+}
+
+/// Keeps the controls' state in step with the lab: re-runs whenever what they show changes.
+pub fn patch(lab: Lab) {
     let ui = lab.ui();
-    let counter = move || format!("{} / {}", lab.cursor.get(), lab.steps());
-    view! {
-        <div class="playback" role="toolbar" aria-label=ui.lab_title>
-            <button
-                data-testid="btn-back"
-                on:click=move |_| lab.step_back()
-                disabled=move || lab.cursor.get() == 0
-                aria-label=ui.back
-                title=ui.back
-            >
-                "◀"
-            </button>
-            <button
-                class="primary"
-                data-testid="btn-play"
-                on:click=move |_| lab.toggle_play()
-                aria-pressed=move || lab.playing.get().to_string()
-                aria-label=move || if lab.playing.get() { ui.pause } else { ui.play }
-            >
-                {move || if lab.playing.get() { format!("❚❚ {}", ui.pause) } else { format!("▶ {}", ui.play) }}
-            </button>
-            <button
-                data-testid="btn-step"
-                on:click=move |_| {
-                    lab.playing.set(false);
-                    lab.step_forward();
-                }
-                disabled=move || lab.at_end()
-                aria-label=ui.step
-                title=ui.step
-            >
-                {format!("{} ▶", ui.step)}
-            </button>
-            <button
-                data-testid="btn-end"
-                on:click=move |_| lab.to_end()
-                disabled=move || lab.at_end()
-                aria-label=ui.to_end
-                title=ui.to_end
-            >
-                "⇥"
-            </button>
-            <button
-                data-testid="btn-restart"
-                on:click=move |_| lab.restart()
-                aria-label=ui.restart
-                title=ui.restart
-            >
-                "↺"
-            </button>
-            <span class="counter" data-testid="step-counter" aria-live="off">
-                {counter}
-            </span>
-            <label class="speed">
-                <span>{ui.speed}</span>
-                <select
-                    data-testid="speed"
-                    on:change=move |ev| {
-                        if let Some(s) = speed_factor(&event_target_value(&ev)) {
-                            lab.speed.set(s);
-                        }
-                    }
-                >
-                    {SPEEDS
-                        .iter()
-                        .map(|(text, f)| {
-                            let f = *f;
-                            view! {
-                                <option value=*text selected=move || lab.speed.get() == f>
-                                    {format!("{text}×")}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </label>
-        </div>
-        <input
-            class="scrubber"
-            type="range"
-            data-testid="scrubber"
-            min="0"
-            max=move || lab.steps().to_string()
-            prop:value=move || lab.cursor.get().to_string()
-            aria-label=ui.timeline
-            on:input=move |ev| {
-                if let Ok(k) = event_target_value(&ev).parse::<usize>() {
-                    lab.playing.set(false);
-                    lab.go(k);
-                }
+    Effect::new(move |_| {
+        let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
+        disable("[data-act=back]", k == 0);
+        disable("[data-act=step]", k >= n);
+        disable("[data-act=end]", k >= n);
+        if let Some(b) = find("[data-act=play]") {
+            let (label, text) = if playing {
+                (ui.pause, format!("❚❚ {}", ui.pause))
+            } else {
+                (ui.play, format!("▶ {}", ui.play))
+            };
+            set(&b, "aria-pressed", if playing { "true" } else { "false" });
+            set(&b, "aria-label", label);
+            set_text(&b, &text);
+        }
+        if let Some(c) = find("[data-testid=step-counter]") {
+            set_text(&c, &format!("{k} / {n}"));
+        }
+        if let Some(s) =
+            find("[data-act=scrub]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+        {
+            set(&s, "max", &n.to_string());
+            s.set_value(&k.to_string());
+        }
+        let select = |sel: &str, v: &str| {
+            if let Some(s) = find(sel).and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
+                s.set_value(v);
             }
-        />
-    }
-}
-
-/// Faults the reader can inject: a lost ack, parallel retries, crashes, the clock.
-#[component]
-pub fn Faults() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let ui = lab.ui();
-    // Fixed per scenario: the lab is built anew when the scenario changes.
-    let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
-    let has_client = nodes.contains(&NodeId::Client);
-    let crashable: Vec<NodeId> = nodes.into_iter().filter(|n| n.can_crash()).collect();
-    view! {
-        <fieldset class="faults">
-            <legend>{ui.faults}</legend>
-            {has_client.then(|| view! {
-                <button data-testid="btn-drop-ack" on:click=move |_| lab.command(Command::LoseNextResponse)>
-                    {ui.lose_next_ack}
-                </button>
-                <span class="group">
-                    <label>
-                        <span class="sr-only">{ui.parallel_count}</span>
-                        <input
-                            type="number"
-                            min="2"
-                            max="10"
-                            data-testid="parallel-n"
-                            aria-label=ui.parallel_count
-                            prop:value=move || lab.parallel_n.get().to_string()
-                            on:change=move |ev| {
-                                let n = event_target_value(&ev).parse::<u32>().unwrap_or(3).clamp(2, 10);
-                                lab.parallel_n.set(n);
-                            }
-                        />
-                    </label>
-                    <button
-                        data-testid="btn-parallel-retries"
-                        on:click=move |_| lab.command(Command::ParallelRetries(lab.parallel_n.get_untracked()))
-                    >
-                        {move || parallel_label(ui, lab.parallel_n.get())}
-                    </button>
-                </span>
-            })}
+        };
+        select("[data-act=speed]", speed_text(lab.speed.get()));
+        let p = lab.parallel_n.get();
+        if let Some(b) = find("[data-act=parallel]") {
+            set_text(&b, &fill(ui.parallel_n_retries, &[&p.to_string()]));
+        }
+        let toggles = lab.toggles.get();
+        let nodes = lab.run.with(|r| r.scenario.nodes());
+        lab.world.with(|w| {
+            for n in nodes.into_iter().filter(|n| n.can_crash()) {
+                let Some(b) = find(&format!("[data-act=crash][data-node={}]", n.slug())) else {
+                    continue;
+                };
+                let up = w.is_up(n);
+                let (verb, testid) = if up {
+                    (ui.crash, "crash")
+                } else {
+                    (ui.restart_node, "restart")
+                };
+                set(&b, "data-testid", &format!("btn-{testid}-{}", n.slug()));
+                set(&b, "class", if up { "danger" } else { "" });
+                set_text(&b, &format!("{verb}: {}", node_name(ui, n)));
+            }
+        });
+        for t in Toggle::ALL {
+            if let Some(c) = find(&format!("[data-toggle={}]", t.id()))
+                .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
             {
-                crashable
-                    .into_iter()
-                    .map(|n| {
-                        let up = move || lab.world.with(|w| w.is_up(n));
-                        view! {
-                            <button
-                                data-testid=move || {
-                                    format!("btn-{}-{}", if up() { "crash" } else { "restart" }, n.slug())
-                                }
-                                class:danger=up
-                                on:click=move |_| {
-                                    lab.command(if up() { Command::Crash(n) } else { Command::Restart(n) })
-                                }
-                            >
-                                {move || {
-                                    let verb = if up() { ui.crash } else { ui.restart_node };
-                                    format!("{verb}: {}", node_name(ui, n))
-                                }}
-                            </button>
-                        }
-                    })
-                    .collect_view()
+                c.set_checked(toggles.has(t));
             }
-            <button data-testid="btn-advance-1h" on:click=move |_| lab.command(Command::AdvanceClock(Millis::HOUR))>
-                {ui.advance_1h}
-            </button>
-            <button
-                data-testid="btn-advance-25h"
-                on:click=move |_| lab.command(Command::AdvanceClock(Millis::hours(25)))
-            >
-                {ui.advance_25h}
-            </button>
-            <button data-testid="btn-copy-link" on:click=move |_| copy_link(lab)>
-                {ui.copy_link}
-            </button>
-        </fieldset>
-    }
+        }
+    });
 }
 
-fn parallel_label(ui: &Ui, n: u32) -> String {
-    fill(ui.parallel_n_retries, &[&n.to_string()])
+/// Handles an event on a control; `false` if the target is not one.
+pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
+    let Some(el) = e
+        .target()
+        .and_then(|t| t.dyn_into::<Element>().ok())
+        .and_then(|t| t.closest("[data-act]").ok().flatten())
+    else {
+        return false;
+    };
+    let act = el.get_attribute("data-act").unwrap_or_default();
+    let value = || {
+        el.dyn_ref::<HtmlInputElement>()
+            .map(|i| i.value())
+            .or_else(|| el.dyn_ref::<HtmlSelectElement>().map(|s| s.value()))
+            .unwrap_or_default()
+    };
+    match (e.type_().as_str(), act.as_str()) {
+        ("click", "back") => lab.step_back(),
+        ("click", "play") => lab.toggle_play(),
+        ("click", "step") => {
+            lab.playing.set(false);
+            lab.step_forward();
+        }
+        ("click", "end") => lab.to_end(),
+        ("click", "restart") => lab.restart(),
+        ("click", "ack") => lab.command(Command::LoseNextResponse),
+        ("click", "parallel") => {
+            lab.command(Command::ParallelRetries(lab.parallel_n.get_untracked()))
+        }
+        ("click", "crash") => {
+            let node = el
+                .get_attribute("data-node")
+                .and_then(|s| NodeId::from_slug(&s));
+            if let Some(n) = node {
+                let up = lab.world.with_untracked(|w| w.is_up(n));
+                lab.command(if up {
+                    Command::Crash(n)
+                } else {
+                    Command::Restart(n)
+                });
+            }
+        }
+        ("click", "h1") => lab.command(Command::AdvanceClock(Millis::HOUR)),
+        ("click", "h25") => lab.command(Command::AdvanceClock(Millis::hours(25))),
+        ("click", "copy") => copy_link(lab),
+        ("click", "lang") => {
+            if let Some(l) = el.get_attribute("data-lang").and_then(|v| Lang::parse(&v)) {
+                lab.lang.set(l);
+            }
+        }
+        ("click", "dismiss") => lab.notices.set(Vec::new()),
+        ("change", "scenario") => {
+            let v = value();
+            if let Some(id) = SCENARIO_IDS.iter().find(|i| **i == v) {
+                lab.open(id, 0);
+                // The picker is written anew with the lab: keep the reader on it.
+                super::lesson::focus_later("[data-act=scenario]");
+            }
+        }
+        ("change", "speed") => {
+            if let Some(s) = speed_factor(&value()) {
+                lab.speed.set(s);
+            }
+        }
+        ("change", "parallel-n") => {
+            let n = value().parse::<u32>().unwrap_or(3).clamp(2, 10);
+            lab.parallel_n.set(n);
+            if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
+                i.set_value(&n.to_string());
+            }
+        }
+        ("change", "toggle") => {
+            let t = el
+                .get_attribute("data-toggle")
+                .and_then(|v| Toggle::from_id(&v));
+            let on = el
+                .dyn_ref::<HtmlInputElement>()
+                .is_some_and(|i| i.checked());
+            if let Some(t) = t {
+                lab.set_toggle(t, on);
+            }
+        }
+        ("input", "scrub") => {
+            if let Ok(k) = value().parse::<usize>() {
+                lab.playing.set(false);
+                lab.go(k);
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// Copies the page's address (kept in step with the state) to the clipboard.
@@ -250,53 +516,6 @@ fn copy_link(lab: Lab) {
     // Each runs at most once, after this function returns; the page keeps them.
     ok.forget();
     failed.forget();
-}
-
-/// The scenario's switches: defences, and the bugs and variants of its story.
-#[component]
-pub fn Switches() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let ui = lab.ui();
-    // Fixed per scenario: the lab is built anew when the scenario changes.
-    let offered: Vec<Toggle> = lab
-        .run
-        .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
-    let scenario = lab.scenario.get_untracked();
-    let group = |legend: &'static str, testid: &'static str, kinds: &[ToggleKind]| {
-        let ts: Vec<Toggle> = offered
-            .iter()
-            .copied()
-            .filter(|t| kinds.contains(&t.kind()))
-            .collect();
-        (!ts.is_empty()).then(|| {
-            let items = ts
-                .into_iter()
-                .map(|t| {
-                    view! {
-                        <label class="switch">
-                            <input
-                                type="checkbox"
-                                data-testid=format!("toggle-{}", t.id())
-                                prop:checked=move || lab.toggles.get().has(t)
-                                on:change=move |ev| lab.set_toggle(t, event_target_checked(&ev))
-                            />
-                            <span>{toggle_label(ui, t, scenario)}</span>
-                        </label>
-                    }
-                })
-                .collect_view();
-            view! {
-                <fieldset class="switches" data-testid=testid>
-                    <legend>{legend}</legend>
-                    {items}
-                </fieldset>
-            }
-        })
-    };
-    view! {
-        {group(ui.defences, "defences", &[ToggleKind::Defence])}
-        {group(ui.bugs_variants, "variants", &[ToggleKind::Bug, ToggleKind::Variant])}
-    }
 }
 
 /// A toggle's name in the reader's language.
@@ -325,4 +544,41 @@ pub fn toggle_label(ui: &Ui, t: Toggle, scenario: &str) -> &'static str {
 /// Shows a step count like "Step 3 of 9" for screen readers.
 pub fn step_of(ui: &Ui, k: usize, n: usize) -> String {
     fill(ui.step_of, &[&k.to_string(), &n.to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::ui;
+
+    #[test]
+    fn markup_names_every_control() {
+        let ui = ui(Lang::En);
+        let p = playback(ui);
+        for act in ["back", "play", "step", "end", "restart", "speed", "scrub"] {
+            assert!(p.contains(&format!("data-act=\"{act}\"")), "{act}");
+        }
+        let f = faults(ui, &[NodeId::Client, NodeId::Api(0), NodeId::Redis]);
+        assert!(
+            f.contains("data-act=\"ack\"") && f.contains("data-node=\"api-a\""),
+            "{f}"
+        );
+        assert!(!faults(ui, &[NodeId::Api(0)]).contains("btn-drop-ack"));
+        let s = switches(
+            ui,
+            &[Toggle::Fingerprint, Toggle::NewKeyPerRetry],
+            "idempotency-key",
+        );
+        assert!(s.contains("data-testid=\"defences\"") && s.contains("data-testid=\"variants\""));
+        assert!(picker(ui, Lang::En, "ttl-expiry").contains("<option value=\"naive-post\">"));
+        assert!(picker(ui, Lang::En, "ttl-expiry")
+            .contains("<option value=\"ttl-expiry\" selected=\"\">"));
+        let head = lab_head(ui, Lang::En, "naive-post");
+        assert!(
+            head.starts_with("<div class=\"lab__head\"><h2 id=\"lab-title\""),
+            "{head}"
+        );
+        assert!(page_header(ui, Lang::En).contains("<h1>Idempotency Lab</h1><div class=\"lang\""));
+        assert!(lang_switch(ui, Lang::Ru).contains("data-lang=\"ru\" aria-pressed=\"true\""));
+    }
 }

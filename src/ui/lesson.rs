@@ -46,6 +46,8 @@ pub struct Learn {
     /// The open scenario's fragment, with its id.
     pub scenario: RwSignal<Option<(&'static str, String)>>,
     pub ask: RwSignal<Ask>,
+    /// The question paused a playing run: Continue plays on.
+    pub paused: RwSignal<bool>,
     pub progress: RwSignal<Progress>,
 }
 
@@ -66,6 +68,7 @@ impl Learn {
             sections: RwSignal::new(None),
             scenario: RwSignal::new(None),
             ask: RwSignal::new(Ask::Waiting),
+            paused: RwSignal::new(false),
             progress: RwSignal::new(Progress::parse(&stored)),
         };
         Effect::new(move |_| {
@@ -104,9 +107,14 @@ impl Learn {
                 && learn.progress.with(|p| p.predict)
                 && learn.part(id, "q").is_some()
             {
-                lab.playing.set(false);
                 learn.ask.set(Ask::Asking);
-                focus_later("[data-testid=predict] input");
+                learn.paused.set(lab.playing.get_untracked());
+                // A run that was playing pauses, and the reader lands on the first answer;
+                // one stepped by hand shows the question and leaves the keys to the reader.
+                if lab.playing.get_untracked() {
+                    lab.playing.set(false);
+                    focus_later("[data-testid=predict] input");
+                }
             }
         });
         listen(lab, learn);
@@ -140,7 +148,8 @@ fn fetch(lab: Lab, into: RwSignal<Option<(&'static str, String)>>, url: String, 
     });
 }
 
-async fn fetch_text(url: &str) -> Option<String> {
+/// The text at `url` (relative to the page); `None` on any failure.
+pub async fn fetch_text(url: &str) -> Option<String> {
     let resp = JsFuture::from(window().fetch_with_str(url)).await.ok()?;
     let resp: web_sys::Response = resp.dyn_into().ok()?;
     if !resp.ok() {
@@ -150,7 +159,7 @@ async fn fetch_text(url: &str) -> Option<String> {
 }
 
 /// Focuses the first element matching `selector` after the next render.
-fn focus_later(selector: &'static str) {
+pub fn focus_later(selector: &'static str) {
     request_animation_frame(move || {
         if let Some(el) = document()
             .query_selector(selector)
@@ -172,9 +181,9 @@ fn closest(ev: &web_sys::Event, selector: &str) -> Option<Element> {
         .ok()?
 }
 
-/// The page's delegated listeners for the lesson's markup: one handler for the
-/// four event types (one closure is smaller than four typed ones), living as long
-/// as the page.
+/// The page's delegated listener for the markup of the controls and the lesson:
+/// one handler for the four event types (one closure is smaller than four typed
+/// ones), living as long as the page.
 fn listen(lab: Lab, learn: Learn) {
     let handler =
         Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
@@ -185,6 +194,12 @@ fn listen(lab: Lab, learn: Learn) {
 }
 
 fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
+    if super::topology::on_event(lab, e)
+        || super::panes::on_event(lab, e)
+        || super::controls::on_event(lab, e)
+    {
+        return;
+    }
     match e.type_().as_str() {
         "click" => {
             if let Some(a) = closest(e, "[data-scenario]") {
@@ -204,7 +219,9 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
             {
                 Some("continue") => {
                     learn.ask.set(Ask::Done);
-                    lab.playing.set(true);
+                    if learn.paused.get_untracked() {
+                        lab.playing.set(true);
+                    }
                 }
                 Some("clear") => {
                     learn.progress.update(|p| *p = p.cleared());
@@ -228,6 +245,12 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
                 recalc(lab.lang.get_untracked(), &form);
             }
         }
+        "keydown" => {
+            if let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() {
+                crate::app::on_key(lab, k);
+            }
+        }
+        "resize" => lab.tall.set(crate::app::is_narrow()),
         "submit" => {
             // No form of the page goes to a server.
             e.prevent_default();

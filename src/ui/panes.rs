@@ -4,7 +4,6 @@
 
 use super::state::Lab;
 use crate::render;
-use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -85,30 +84,35 @@ pub fn Sequence() -> impl IntoView {
             )
         })
     };
-    let scroller = NodeRef::<Div>::new();
     // Keep the current step in view (the scroll position is the DOM's, not state).
     Effect::new(move |_| {
         let k = lab.cursor.get();
-        if let Some(el) = scroller.get() {
+        if let Some(el) = document().query_selector(".sequence").ok().flatten() {
             el.set_scroll_top((render::sequence_y(k) - 120.0).max(0.0) as i32);
         }
     });
-    let jump = move |ev: leptos::ev::MouseEvent| {
-        let step = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-step]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-step"))
-            .and_then(|s| s.parse::<usize>().ok());
-        if let Some(k) = step {
-            lab.playing.set(false);
-            lab.go(k);
-        }
-    };
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
             <h3>{ui.pane_sequence}</h3>
-            <div class="sequence" node_ref=scroller on:click=jump inner_html=markup></div>
+            <div class="sequence" inner_html=markup></div>
         </section>
     }
+}
+
+/// A click on an arrow of the sequence diagram jumps to the step that sent it.
+/// Called by the page's one delegated listener; `false` if the click was elsewhere.
+pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
+    if e.type_() != "click" {
+        return false;
+    }
+    let step = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest(".sequence [data-step]").ok().flatten())
+        .and_then(|el| el.get_attribute("data-step"))
+        .and_then(|s| s.parse::<usize>().ok());
+    let Some(k) = step else { return false };
+    lab.playing.set(false);
+    lab.go(k);
+    true
 }

@@ -1,6 +1,7 @@
 //! The topology on the page: its markup comes from [`crate::render::topology`]
 //! once per step; between steps, an effect moves each message along its link
 //! as the glide progresses (only `transform` and `class` change per frame).
+//! Clicks and keys reach it through the page's one listener ([`on_event`]).
 
 use super::state::Lab;
 use crate::html::tenths;
@@ -8,7 +9,6 @@ use crate::layout::Layout;
 use crate::render;
 use idem_sim::net::Fate;
 use idem_sim::{Command, MsgId};
-use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,11 +33,16 @@ pub fn Topology() -> impl IntoView {
             })
         })
     };
-    let canvas = NodeRef::<Div>::new();
     // Per frame: move the messages (the DOM is outside the reactive state).
     Effect::new(move |_| {
         let anim = lab.anim.get();
-        let Some(el) = canvas.get() else { return };
+        let Some(el) = document()
+            .query_selector(".topology__canvas")
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
         let Ok(nodes) = el.query_selector_all("[data-msg]") else {
             return;
         };
@@ -75,36 +80,40 @@ pub fn Topology() -> impl IntoView {
             })
         });
     });
-    // Lose the message under the event's target, if it is still on its way.
-    let lose_at = move |target: Option<web_sys::EventTarget>| {
-        let id = target
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-msg]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-msg"))
-            .and_then(|s| s.parse::<u32>().ok())
-            .map(MsgId);
-        let Some(id) = id else { return false };
-        let live = lab
-            .world
-            .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
-        if live {
-            lab.command(Command::Lose(id));
-        }
-        live
-    };
-    let lose = move |ev: leptos::ev::MouseEvent| {
-        lose_at(ev.target());
-    };
-    // Enter or Space on a focused message loses it (and does not reach the page's Space = play).
-    let lose_key = move |ev: leptos::ev::KeyboardEvent| {
-        if matches!(ev.key().as_str(), "Enter" | " ") && lose_at(ev.target()) {
-            ev.prevent_default();
-            ev.stop_propagation();
-        }
-    };
     view! {
         <figure class="topology" data-testid="topology">
-            <div class="topology__canvas" node_ref=canvas on:click=lose on:keydown=lose_key inner_html=markup></div>
+            <div class="topology__canvas" inner_html=markup></div>
         </figure>
     }
+}
+
+/// A click on a message in flight, or Enter or Space on a focused one, loses it
+/// (and the key does not reach the page's Space = play). Called by the page's one
+/// delegated listener; `false` if the event was not for a message.
+pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
+    let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
+    if key.as_ref().is_some_and(|k| k != "Enter" && k != " ") {
+        return false;
+    }
+    if key.is_none() && e.type_() != "click" {
+        return false;
+    }
+    let id = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest("[data-msg]").ok().flatten())
+        .and_then(|el| el.get_attribute("data-msg"))
+        .and_then(|s| s.parse::<u32>().ok())
+        .map(MsgId);
+    let Some(id) = id else { return false };
+    let live = lab
+        .world
+        .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
+    if live {
+        lab.command(Command::Lose(id));
+        if key.is_some() {
+            e.prevent_default();
+        }
+    }
+    live
 }
