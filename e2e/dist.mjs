@@ -8,8 +8,12 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(REPO, 'dist');
 
-/** Total gzip bytes that dist/ may weigh. */
+/** Gzip bytes a page load may transfer (200 KB). */
 export const GZIP_BUDGET_BYTES = 200 * 1024;
+
+/** The lesson's text, fetched at run time: only the reader's language, only the open scenario. */
+export const LESSON_DIR = 'public/lesson/';
+export const LANGS = ['ru', 'en'];
 
 export function assertDistBuilt() {
   if (!existsSync(path.join(DIST, 'index.html'))) {
@@ -46,4 +50,30 @@ export function distSizes() {
   const total = { raw: 0, gzip: 0, brotli: 0 };
   for (const f of files) for (const k of Object.keys(total)) total[k] += f[k];
   return { files, total };
+}
+
+/**
+ * Files a page load in `lang` transfers, less the open scenario's text: everything
+ * outside public/lesson/ (the page, its module, glue, style and icon) and the sections
+ * of `lang`.
+ */
+export function pageLoadFiles(lang) {
+  return new Set(
+    distFiles().filter((f) => !f.startsWith(LESSON_DIR) || f === `${LESSON_DIR}${lang}.html`),
+  );
+}
+
+/**
+ * What a page load in `lang` weighs: the files of pageLoadFiles(lang) plus the
+ * heaviest scenario text of `lang` (the page fetches the open scenario's).
+ */
+export function pageLoadSizes(lang) {
+  const { files } = distSizes();
+  const base = pageLoadFiles(lang);
+  const scenarios = files.filter((f) => f.file.startsWith(`${LESSON_DIR}${lang}/`));
+  const heaviest = scenarios.reduce((a, b) => (b.gzip > a.gzip ? b : a));
+  const counted = [...files.filter((f) => base.has(f.file)), heaviest];
+  const total = { raw: 0, gzip: 0, brotli: 0 };
+  for (const f of counted) for (const k of Object.keys(total)) total[k] += f[k];
+  return { files: counted, total };
 }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES } from './dist.mjs';
+import { assertDistBuilt, DIST, GZIP_BUDGET_BYTES, LANGS, LESSON_DIR, distFiles, pageLoadSizes } from './dist.mjs';
 
 describe('dist/ (release build)', () => {
   let html;
@@ -15,14 +15,25 @@ describe('dist/ (release build)', () => {
     html = readFileSync(path.join(DIST, 'index.html'), 'utf8');
   });
 
-  test(`total gzip size is within the budget of ${GZIP_BUDGET_BYTES} bytes`, (t) => {
-    const { files, total } = distSizes();
-    for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
-    t.diagnostic(`total: ${total.raw} raw, ${total.gzip} gzip (budget ${GZIP_BUDGET_BYTES})`);
-    assert.ok(
-      total.gzip <= GZIP_BUDGET_BYTES,
-      `dist/ weighs ${total.gzip} bytes gzip, over the budget of ${GZIP_BUDGET_BYTES}`,
-    );
+  for (const lang of LANGS) {
+    test(`a page load in ${lang} transfers at most ${GZIP_BUDGET_BYTES} bytes gzip`, (t) => {
+      const { files, total } = pageLoadSizes(lang);
+      for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
+      t.diagnostic(`total: ${total.raw} raw, ${total.gzip} gzip (budget ${GZIP_BUDGET_BYTES})`);
+      assert.ok(
+        total.gzip <= GZIP_BUDGET_BYTES,
+        `a page load in ${lang} weighs ${total.gzip} bytes gzip, over the budget of ${GZIP_BUDGET_BYTES}`,
+      );
+    });
+  }
+
+  test('the lesson text is there for both languages and every scenario, and nothing else is', () => {
+    const lesson = distFiles().filter((f) => f.startsWith(LESSON_DIR));
+    for (const lang of LANGS) {
+      assert.ok(lesson.includes(`${LESSON_DIR}${lang}.html`), `${lang}.html`);
+      assert.equal(lesson.filter((f) => f.startsWith(`${LESSON_DIR}${lang}/`)).length, 13, `${lang}/: 13 scenarios`);
+    }
+    assert.equal(lesson.length, 2 * 14);
   });
 
   test('index.html has no inline script, inline style or style attribute', () => {

@@ -40,8 +40,9 @@ export class LabPage extends LessonPage {
    * @param {{viewport?: {width: number, height: number}, context?: object}} [options]
    * @returns {Promise<LabPage>}
    */
-  static async openLab(browser, server, query = '', { viewport, context } = {}) {
-    return LabPage.open(browser, server.url + query, viewport ?? { width: 1440, height: 900 }, context);
+  /** Opens the lab. Predict-then-reveal is off unless `progress` says otherwise: these tests drive the lab. */
+  static async openLab(browser, server, query = '', { viewport, context, progress = 'p=0' } = {}) {
+    return LabPage.open(browser, server.url + query, viewport ?? { width: 1440, height: 900 }, context, progress);
   }
 
   byId(id) {

@@ -4,6 +4,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The page's localStorage key for the reader's progress (src/progress.rs). */
+export const PROGRESS_KEY = 'idempotency-lab:progress';
+
 export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
 
 export const NODE_IDS = ['node-client', 'node-api', 'node-redis', 'node-postgres', 'node-processor'];
@@ -36,8 +39,18 @@ export class LessonPage {
    * @param {{width: number, height: number}} viewport
    * @param {import('playwright-core').BrowserContextOptions} [contextOptions]  e.g. colorScheme, reducedMotion
    */
-  static async open(browser, url, viewport = { width: 1440, height: 900 }, contextOptions = {}) {
+  /**
+   * `progress`: the reader's stored progress to start from (the page's
+   * localStorage format, e.g. 'p=0' = do not pause to predict); null leaves it empty.
+   */
+  static async open(browser, url, viewport = { width: 1440, height: 900 }, contextOptions = {}, progress = null) {
     const context = await browser.newContext({ ...contextOptions, viewport });
+    if (progress != null) {
+      // Only where nothing is stored yet, so a reload keeps what the page saved.
+      await context.addInitScript(([key, value]) => {
+        if (localStorage.getItem(key) === null) localStorage.setItem(key, value);
+      }, [PROGRESS_KEY, progress]);
+    }
     // `this`: a subclass (LabPage) opens as itself.
     const lesson = new this(await context.newPage());
     lesson.response = await lesson.page.goto(url);

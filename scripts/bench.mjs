@@ -12,7 +12,7 @@
 // Prints figures only; it asserts nothing about time.
 
 import { launchChromium } from '../e2e/browser.mjs';
-import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES } from '../e2e/dist.mjs';
+import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, pageLoadSizes } from '../e2e/dist.mjs';
 import { startServer } from '../e2e/server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -46,16 +46,24 @@ function baselinePage(bytes) {
   return parts.join('');
 }
 
-function printSizes({ files, total }) {
+function printSizes({ files, total }, title = 'dist/ sizes (release build), every file') {
   const width = Math.max(...files.map((f) => f.file.length), 'total'.length);
-  console.log(`dist/ sizes (release build)`);
+  console.log(title);
   console.log(`  ${'file'.padEnd(width)}  ${'raw'.padStart(10)}  ${'gzip'.padStart(10)}  ${'brotli'.padStart(10)}`);
   for (const f of files) {
     console.log(`  ${f.file.padEnd(width)}  ${kb(f.raw)}  ${kb(f.gzip)}  ${kb(f.brotli)}`);
   }
   console.log(`  ${'total'.padEnd(width)}  ${kb(total.raw)}  ${kb(total.gzip)}  ${kb(total.brotli)}`);
-  console.log(`  (${total.raw} / ${total.gzip} / ${total.brotli} bytes; gzip budget ${GZIP_BUDGET_BYTES} bytes, ` +
-    `${((100 * total.gzip) / GZIP_BUDGET_BYTES).toFixed(0)}% used)`);
+  console.log(`  (${total.raw} / ${total.gzip} / ${total.brotli} bytes)`);
+}
+
+/** What one page load transfers, per language, against the budget. */
+function printPageLoads() {
+  for (const lang of LANGS) {
+    const load = pageLoadSizes(lang);
+    printSizes(load, `page load in ${lang} (the heaviest scenario text open)`);
+    console.log(`  gzip budget ${GZIP_BUDGET_BYTES} bytes: ${((100 * load.total.gzip) / GZIP_BUDGET_BYTES).toFixed(1)}% used`);
+  }
 }
 
 /** Milliseconds from navigation start until [data-testid="app-ready"] exists, one cold load. */
@@ -119,6 +127,7 @@ async function animation(browser, url) {
 async function main() {
   assertDistBuilt();
   const sizes = distSizes();
+  printPageLoads();
   printSizes(sizes);
 
   const server = await startServer({

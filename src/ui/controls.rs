@@ -458,9 +458,12 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         ("change", "scenario") => {
             let v = value();
             if let Some(id) = SCENARIO_IDS.iter().find(|i| **i == v) {
+                let focused = document().active_element().is_some_and(|a| a == el);
                 lab.open(id, 0);
-                // The picker is written anew with the lab: keep the reader on it.
-                super::lesson::focus_later("[data-act=scenario]");
+                // The picker is written anew with the lab: keep a reader who used it on it.
+                if focused {
+                    super::lesson::focus_later("[data-act=scenario]");
+                }
             }
         }
         ("change", "speed") => {

@@ -181,13 +181,14 @@ fn closest(ev: &web_sys::Event, selector: &str) -> Option<Element> {
         .ok()?
 }
 
-/// The page's delegated listener for the markup of the controls and the lesson:
-/// one handler for the four event types (one closure is smaller than four typed
-/// ones), living as long as the page.
+/// The page's one delegated listener: the topology's messages, the sequence
+/// diagram, the controls' and the lesson's markup, the keyboard and the window's
+/// width. One handler for every event type (one closure is smaller than a typed one
+/// per type and element), living as long as the page.
 fn listen(lab: Lab, learn: Learn) {
     let handler =
         Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
-    for kind in ["click", "change", "input", "submit"] {
+    for kind in ["click", "change", "input", "submit", "keydown", "resize"] {
         let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
     }
     handler.forget();

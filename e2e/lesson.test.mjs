@@ -1,0 +1,254 @@
+// The lesson around the lab (issue 5) in headless Chromium against the release
+// build, served with the strict CSP: the prose of both languages, predict-then-reveal
+// by keyboard, progress across a reload, the ADR calculator, scenario links, the code
+// pane, what a page load fetches, and a lesson text that fails to load.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { launchChromium } from './browser.mjs';
+import { assertDistBuilt, DIST, pageLoadFiles } from './dist.mjs';
+import { CYRILLIC, LabPage } from './lab-page.mjs';
+import { startServer } from './server.mjs';
+
+const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
+
+/**
+ * Texts that stay as they are in Russian: product names, protocol and API names,
+ * identifiers. A Russian-mode text block made only of these (and digits, signs) is fine.
+ */
+const AS_IS =
+  /\b(Redis|Postgres(QL)?|Apache|Kafka|RabbitMQ|Stripe|Square|PayPal|Amazon|SQS|FIFO|DynamoDB|etcd|Flink|Spring|MySQL|IETF|HTTP|RFC|API|UUID|TTL|ADR|POST|PUT|PATCH|GET|HEAD|DELETE|JSON|SHA-256|If-Match|Idempotency-Key|PayPal-Request-Id|MessageDeduplicationId|HashMap|RU|EN|ms|ID|id|OK|KB|MB|GB)\b/g;
+
+describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    assertDistBuilt();
+    server = await startServer({ root: DIST });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Opens the page with predict-then-reveal on (the reader's default) unless `progress` says otherwise. */
+  const withLesson = async (query, fn, options = {}) => {
+    const lab = await LabPage.openLab(browser, server, query, { progress: null, ...options });
+    try {
+      await lab.byId('prose-before').locator('section').first().waitFor();
+      await fn(lab);
+      assert.deepEqual(lab.problems, [], 'no console error, page error or failed request');
+    } finally {
+      await lab.close();
+    }
+  };
+
+  /**
+   * Visible text blocks of the page, each with its own text minus code (code and
+   * identifiers are the same in both languages).
+   */
+  const textBlocks = (page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('h1,h2,h3,p,li,th,td,dt,label,legend,button,a,option,summary')]
+        .filter((el) => el.getClientRects().length > 0 || el.tagName === 'OPTION')
+        .filter((el) => !el.closest('pre, .code, svg, .sequence, .pane table'))
+        .map((el) => {
+          const copy = el.cloneNode(true);
+          copy.querySelectorAll('code, p, li, ul, ol, label, button, a, select').forEach((c) => c.remove());
+          return { where: el.closest('[id]')?.id ?? el.tagName, text: copy.textContent.replace(/\s+/g, ' ').trim() };
+        })
+        .filter((b) => b.text.length > 0),
+    );
+
+  test('Russian mode is Russian in every block of text; English mode has no Cyrillic at all', async () => {
+    await withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
+      await lab.byId('about').locator('p').first().waitFor();
+      const untranslated = (await textBlocks(lab.page))
+        .filter((b) => /[A-Za-z]{3,}/.test(b.text.replace(/\d+/g, ' ').replace(AS_IS, '')) && !CYRILLIC.test(b.text))
+        .map((b) => `${b.where}: ${b.text.slice(0, 80)}`);
+      assert.deepEqual(untranslated, [], 'every block of text with words in it is Russian');
+      const sections = await lab.page.locator('section.prose').count();
+      assert.equal(sections, 11, 'all eleven sections are on the page');
+
+      await lab.switchLang('en');
+      await lab.page.waitForFunction(() => !/[А-Яа-яЁё]/.test(document.body.innerText) &&
+        document.querySelectorAll('section.prose').length === 11 && document.querySelector('[data-testid=about] p'));
+      assert.deepEqual(await lab.cyrillicLines(), [], 'no Cyrillic left in English mode');
+      assert.match(await lab.page.locator('#h-why-retries').textContent(), /Why retries are inevitable/);
+
+      await lab.switchLang('ru');
+      await lab.page.waitForFunction(() => /Почему/.test(document.querySelector('#h-why-retries')?.textContent ?? ''));
+    });
+  });
+
+  test('predict, then reveal: the question pauses the run and is answered with the keyboard', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'naive-post', speed: '4' }), async (lab) => {
+      assert.equal(await lab.focusBody(), true);
+      await lab.page.keyboard.press('Space');
+      const form = lab.byId('predict');
+      await form.waitFor();
+      assert.equal(await lab.playing(), false, 'the run paused at the decisive step');
+      const { k } = await lab.counter();
+      const decisive = await lab.page.evaluate(async (id) => {
+        // The same step as the link to the decisive moment names.
+        const a = document.querySelector(`a[data-scenario="${id}"]`);
+        return a ? new URL(a.href).searchParams.get('step') : null;
+      }, 'naive-post');
+      assert.equal(decisive, 'decisive');
+      assert.match(await lab.text('narration'), /decisive moment/, `step ${k} is the decisive moment`);
+      assert.equal(await lab.page.evaluate(() => document.activeElement?.name), 'predict', 'focus is on the answers');
+      assert.equal(await form.locator('input[type=radio]').count(), 4);
+
+      await lab.page.keyboard.press('ArrowDown'); // the second answer: the card is charged again
+      await lab.page.keyboard.press('Enter');
+      const verdict = lab.byId('predict-verdict');
+      await verdict.waitFor();
+      assert.match(await verdict.textContent(), /^Correct\./);
+      assert.equal(await form.locator('.answer.right input').getAttribute('value'), '1');
+      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'continue');
+      await lab.page.keyboard.press('Enter');
+      await lab.page.waitForFunction(() =>
+        document.querySelector('[data-testid="btn-play"]').getAttribute('aria-pressed') === 'true');
+      assert.equal(await form.count(), 0, 'the question is gone');
+      assert.match(await lab.text('progress-summary'), /Question answered: 1 of 13/);
+    });
+  });
+
+  test('a wrong answer is shown against the right one; the switch turns the questions off', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'idempotency-key', step: 'decisive' }), async (lab) => {
+      const form = lab.byId('predict');
+      await form.waitFor();
+      await form.locator('input[value="0"]').check();
+      await lab.byId('predict-check').click();
+      assert.match(await lab.byId('predict-verdict').textContent(), /^Not quite\./);
+      assert.equal(await form.locator('.answer.wrong input').getAttribute('value'), '0');
+      assert.equal(await form.locator('.answer.right input').getAttribute('value'), '2');
+      await lab.byId('predict-continue').click();
+      assert.equal(await lab.playing(), false, 'continue after a question met by stepping does not start playing');
+
+      await lab.byId('predict-toggle').uncheck();
+      await lab.pickScenario('naive-post');
+      await lab.byId('btn-play').click();
+      await lab.page.waitForFunction(() =>
+        document.querySelector('[data-testid="btn-play"]').getAttribute('aria-pressed') === 'false');
+      assert.equal(await lab.byId('predict').count(), 0, 'with the switch off, nothing is asked');
+      const { k, n } = await lab.counter();
+      assert.equal(k, n, 'the run played to its end');
+    });
+  });
+
+  test('progress survives a reload, and one click clears it', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'counter-increment', step: 'decisive' }), async (lab) => {
+      await lab.byId('predict').locator('input[value="0"]').check();
+      await lab.byId('predict-check').click();
+      await lab.toEnd();
+      await lab.page.waitForFunction(() =>
+        /Watched to the end: 1 of 13/.test(document.querySelector('[data-testid=progress-summary]').textContent));
+
+      await lab.page.reload();
+      await lab.waitUntilReady();
+      const summary = await lab.text('progress-summary');
+      assert.match(summary, /Watched to the end: 1 of 13 · Question answered: 1 of 13/);
+      const row = lab.byId('progress-counter-increment').locator('..');
+      assert.deepEqual(await row.locator('.tick.on').allTextContents(), ['✓', '✓']);
+
+      await lab.byId('clear-progress').click();
+      await lab.page.waitForFunction(() =>
+        /Watched to the end: 0 of 13 · Question answered: 0 of 13/.test(
+          document.querySelector('[data-testid=progress-summary]').textContent));
+      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'clear', 'focus stays on the button');
+      // Reloaded at the end of a run, the page would count it watched again: start over first.
+      await lab.byId('btn-restart').click();
+      await lab.waitForStep(0);
+      await lab.page.reload();
+      await lab.waitUntilReady();
+      assert.match(await lab.text('progress-summary'), /0 of 13 · Question answered: 0 of 13/);
+    });
+  });
+
+  test('the ADR calculator: 10K RPS for 24 h is 864 million keys, 86.4 GB; it recomputes on input', async () => {
+    await withLesson(q({ lang: 'en' }), async (lab) => {
+      const calc = lab.page.locator('form[data-calc]');
+      const out = (name) => calc.locator(`output[name=${name}]`).textContent();
+      assert.equal(await out('keys'), '864\u00a0million');
+      assert.equal(await out('memory'), '86.4\u00a0GB');
+      assert.equal(await out('latency'), '+40%');
+      assert.match(await out('formula'), /^10,000 req\/s × 24 h × 3,600 s = 864,000,000 keys$/);
+      assert.match(await out('verdict'), /more than one Redis node/);
+      await calc.locator('input[name=rps]').fill('100');
+      assert.equal(await out('memory'), '864\u00a0MB');
+      assert.match(await out('verdict'), /fits on one Redis node/);
+      await calc.locator('input[name=base]').fill('50');
+      assert.equal(await out('latency'), '+2%');
+      await calc.locator('input[name=rps]').fill('');
+      assert.equal(await out('keys'), '864\u00a0million', 'an empty field counts as the ADR figure');
+      await calc.locator('input[name=ttl]').press('Enter');
+      assert.equal(new URL(lab.page.url()).pathname, '/', 'Enter in the form does not navigate');
+    });
+  });
+
+  test('a pitfall link opens its scenario at the decisive step; the code pane follows the steps', async () => {
+    await withLesson(q({ lang: 'en' }), async (lab) => {
+      await lab.page.locator('#anti-patterns a[data-scenario="counter-increment"]').first().click();
+      await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('scenario') === 'counter-increment');
+      await lab.byId('predict').waitFor();
+      assert.match(await lab.text('narration'), /decisive moment/);
+      const cur = () => lab.page.locator('[data-testid=code-pane] li.cur').textContent();
+      assert.match(await cur(), /UPDATE posts SET likes = likes \+ 1/, 'the first request has incremented');
+      await lab.byId('predict-continue').click();
+      await lab.pickScenario('idempotency-key');
+      await lab.waitForStep(0);
+      assert.equal(await lab.page.locator('[data-testid=code-pane] li.cur').count(), 0, 'nothing runs at step 0');
+      const seen = new Set();
+      const { n } = await lab.counter();
+      for (let k = 1; k <= n; k++) {
+        await lab.byId('btn-step').click();
+        await lab.waitForStep(k);
+        if (await lab.page.locator('[data-testid=code-pane] li.cur').count()) seen.add(await cur());
+      }
+      assert.ok(seen.size >= 6, `the highlight moves through the handler: ${[...seen].join(' | ')}`);
+      assert.ok(seen.has('charge = processor.charge(card, 100)'), [...seen].join(' | '));
+    });
+  });
+
+  test('a page load fetches the sections of its language and the text of one scenario, nothing else', async () => {
+    for (const lang of ['ru', 'en']) {
+      const fetched = [];
+      const lab = await LabPage.openLab(browser, server, q({ lang, scenario: 'ttl-expiry' }), { progress: null });
+      try {
+        lab.page.on('request', (r) => fetched.push(new URL(r.url()).pathname.slice(1)));
+        await lab.page.reload(); // the server says no-store: everything is fetched again
+        await lab.waitUntilReady();
+        await lab.byId('about').locator('p').first().waitFor();
+        const lesson = fetched.filter((f) => f.startsWith('public/lesson/'));
+        assert.deepEqual(lesson.sort(), [`public/lesson/${lang}.html`, `public/lesson/${lang}/ttl-expiry.html`]);
+        const model = pageLoadFiles(lang);
+        for (const f of fetched.filter((f) => f !== '')) {
+          assert.ok(model.has(f) || f.startsWith(`public/lesson/${lang}/`), `${f} is counted by the size budget`);
+        }
+      } finally {
+        await lab.close();
+      }
+    }
+  });
+
+  test('a lesson text that fails to load is a notice; the lab works without it', async () => {
+    const lab = await LabPage.openLab(browser, server, '', { progress: null });
+    try {
+      await lab.page.route('**/public/lesson/**', (route) => route.fulfill({ status: 503, body: 'down' }));
+      await lab.page.goto(server.url + q({ lang: 'en', scenario: 'ttl-expiry' }));
+      await lab.waitUntilReady();
+      await lab.byId('notice').waitFor();
+      assert.match(await lab.text('notice'), /lesson text could not be loaded \(public\/lesson\/en\.html\)/);
+      await lab.byId('btn-step').click();
+      await lab.waitForStep(1);
+      lab.problems.length = 0; // the refused fetches are the point of this test
+    } finally {
+      await lab.close();
+    }
+  });
+});
