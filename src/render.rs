@@ -358,7 +358,7 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
         );
         h.text(&format!(
             " — {} ${}",
-            ui.expected.to_lowercase(),
+            ui.expected,
             dollars(expected)
         ));
         h.close("p");

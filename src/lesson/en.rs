@@ -833,7 +833,7 @@ pub static UI: Ui = Ui {
     violated: "violated",
 
     customer_charged: "Customer charged",
-    expected: "Expected",
+    expected: "expected",
     ledger_rows: "Ledger rows",
     charges_at_processor: "Charges at the processor",
     likes: "Likes",

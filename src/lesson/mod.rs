@@ -387,6 +387,7 @@ ui_struct! {
 
     // Outcome.
     customer_charged,
+    /// Lower case: it follows a dash in "Customer charged: $200 — expected $100".
     expected,
     ledger_rows,
     charges_at_processor,

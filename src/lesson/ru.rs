@@ -833,7 +833,7 @@ pub static UI: Ui = Ui {
     violated: "нарушен",
 
     customer_charged: "Списано с клиента",
-    expected: "Ожидалось",
+    expected: "ожидалось",
     ledger_rows: "Строк в журнале",
     charges_at_processor: "Списаний в процессинге",
     likes: "Лайки",
