@@ -4,11 +4,14 @@
 // pane, what a page load fetches, and a lesson text that fails to load.
 
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { launchChromium } from './browser.mjs';
 import { assertDistBuilt, DIST, pageLoadFiles } from './dist.mjs';
 import { CYRILLIC, LabPage } from './lab-page.mjs';
+import { ARTIFACTS } from './lesson-page.mjs';
 import { startServer } from './server.mjs';
 
 const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
@@ -83,6 +86,27 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.switchLang('ru');
       await lab.page.waitForFunction(() => /Почему/.test(document.querySelector('#h-why-retries')?.textContent ?? ''));
     });
+  });
+
+  test('the prose fits its column at 360 and 1440 px: tables wrap, nothing scrolls sideways', async () => {
+    for (const viewport of [{ width: 360, height: 740 }, { width: 1440, height: 900 }]) {
+      await withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
+        const tables = await lab.page.evaluate(() =>
+          [...document.querySelectorAll('section.prose .table')].map((box) => ({
+            id: box.closest('section').id,
+            table: Math.round(box.querySelector('table').getBoundingClientRect().width),
+            box: box.clientWidth,
+          })),
+        );
+        assert.ok(tables.length >= 5, 'the sections have their tables');
+        const wide = tables.filter((t) => t.table > t.box + 1);
+        assert.deepEqual(wide, [], `at ${viewport.width} px every table fits its column`);
+        assert.ok((await lab.scrollWidth()) <= viewport.width, 'no horizontal scroll');
+        await lab.page.locator('#real-world').scrollIntoViewIfNeeded();
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await lab.page.screenshot({ path: path.join(ARTIFACTS, `lesson-real-world-${viewport.width}.png`) });
+      }, { viewport });
+    }
   });
 
   test('predict, then reveal: the question pauses the run and is answered with the keyboard', async () => {

@@ -17,13 +17,20 @@ const sri = (bytes) => 'sha384-' + createHash('sha384').update(bytes).digest('ba
 const indexPath = path.join(dir, 'index.html');
 let index = readFileSync(indexPath, 'utf8');
 
-/** Our own CSS only: no strings with braces or comments in them, so this is safe. */
+/** Comments and spaces out of CSS; quoted strings (`content: ": "`) are kept as they are. */
 const minifyCss = (css) =>
   css
     .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/\s+/g, ' ')
-    .replace(/\s*([{}:;,>])\s*/g, '$1')
-    .replace(/;}/g, '}')
+    .split(/("[^"]*"|'[^']*')/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/\s+/g, ' ')
+            .replace(/\s*([{}:;,>])\s*/g, '$1')
+            .replace(/;}/g, '}'),
+    )
+    .join('')
     .trim();
 
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.css'))) {

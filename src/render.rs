@@ -356,11 +356,7 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
             &[("data-testid", "customer-charged")],
             &format!("${}", dollars(total)),
         );
-        h.text(&format!(
-            " — {} ${}",
-            ui.expected,
-            dollars(expected)
-        ));
+        h.text(&format!(" — {} ${}", ui.expected, dollars(expected)));
         h.close("p");
     }
     h.open("dl", &[("class", "numbers")]);

@@ -176,10 +176,15 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
                     let _ = write!(out, "<th>{}</th>", prose(h));
                 }
                 out.push_str("</tr></thead><tbody>");
+                // On a phone the rows are stacked; each cell then names its column.
+                let labels: Vec<String> = head
+                    .iter()
+                    .map(|h| esc(&h.replace(['`', '*'], "")))
+                    .collect();
                 for r in rows {
                     out.push_str("<tr>");
-                    for c in *r {
-                        let _ = write!(out, "<td>{}</td>", prose(c));
+                    for (c, label) in r.iter().zip(&labels) {
+                        let _ = write!(out, "<td data-label=\"{label}\">{}</td>", prose(c));
                     }
                     out.push_str("</tr>");
                 }
