@@ -7,7 +7,7 @@
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
 #                      (no --locked: one of its pinned dependencies is not on the registry)
 #   chromium + a font  apt-get install chromium fonts-dejavu-core
-#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt)
+#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser)
 #
 # Versions that work on these machines, and those that do not: ../shared/TOOLCHAIN.md.
 set -euo pipefail
