@@ -323,8 +323,10 @@ export class LabPage extends LessonPage {
   }
 
   /** Blurs whatever has focus, so keys go to the page body. */
+  /** Brings the lab on screen (the keys drive it only then) and leaves the focus on the page. */
   focusBody() {
     return this.page.evaluate(() => {
+      document.getElementById('lab').scrollIntoView();
       document.activeElement?.blur?.();
       return document.activeElement === document.body;
     });

@@ -423,6 +423,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       // Every step of every scenario in English, so an untranslated narration shows up.
       for (const id of ids) {
         await lab.pickScenario(id);
+        await lab.focusBody();
         const { n } = await lab.counter();
         await check(`${id} 0/${n}`);
         for (let k = 1; k <= n; k++) {

@@ -134,11 +134,35 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       assert.match(await verdict.textContent(), /^Correct\./);
       assert.equal(await form.locator('.answer.right input').getAttribute('value'), '1');
       assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'continue');
+      assert.match(await lab.page.locator('#announce').textContent(), /^Correct\./, 'the verdict is announced');
       await lab.page.keyboard.press('Enter');
       await lab.page.waitForFunction(() =>
         document.querySelector('[data-testid="btn-play"]').getAttribute('aria-pressed') === 'true');
       assert.equal(await form.count(), 0, 'the question is gone');
+      await lab.page.waitForFunction(() => document.activeElement?.dataset.act === 'play');
       assert.match(await lab.text('progress-summary'), /Question answered: 1 of 13/);
+    });
+  });
+
+  test('reading the prose, Space scrolls the page and leaves the lab alone', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+      await lab.page.evaluate(() => window.scrollTo(0, 0));
+      await lab.page.locator('body').click({ position: { x: 5, y: 5 } });
+      await lab.page.keyboard.press('Space');
+      await lab.page.waitForFunction(() => window.scrollY > 0);
+      assert.equal(await lab.playing(), false, 'the lab did not start playing off-screen');
+      assert.deepEqual(await lab.counter(), { k: 0, n: (await lab.counter()).n });
+    });
+  });
+
+  test('a control keeps its state when the lab is built anew for another scenario', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+      await lab.byId('parallel-n').fill('7');
+      await lab.byId('parallel-n').press('Tab');
+      await lab.page.waitForFunction(() => /7/.test(document.querySelector('[data-testid=btn-parallel-retries]').textContent));
+      await lab.pickScenario('idempotency-key');
+      assert.equal(await lab.byId('parallel-n').inputValue(), '7');
+      assert.match(await lab.text('btn-parallel-retries'), /7/);
     });
   });
 

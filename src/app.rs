@@ -209,6 +209,19 @@ fn media(query: &str) -> bool {
         .is_some_and(|m| m.matches())
 }
 
+/// Whether part of the lab is inside the viewport.
+fn lab_on_screen() -> bool {
+    let height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    document().get_element_by_id("lab").is_some_and(|el| {
+        let r = el.get_bounding_client_rect();
+        r.top() < height && r.bottom() > 0.0
+    })
+}
+
 pub fn is_narrow() -> bool {
     window()
         .inner_width()
@@ -270,20 +283,25 @@ fn play_timer(lab: Lab) {
     });
 }
 
-/// Space plays or pauses; the arrow keys step. Keys typed into a control are left
-/// alone. Called by the page's one delegated listener ([`crate::ui::lesson`]).
+/// Space plays or pauses; the arrow keys step. Keys typed into a control or on a
+/// link are left alone, and so is the page's own scrolling: the keys drive the lab
+/// only from inside it, or from the page when the lab is on screen. Called by the
+/// page's one delegated listener ([`crate::ui::lesson`]).
 pub fn on_key(lab: Lab, e: &web_sys::KeyboardEvent) {
-    let tag = e
+    let target = e
         .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
+    let tag = target
+        .as_ref()
         .map(|el| el.tag_name().to_ascii_lowercase())
         .unwrap_or_default();
-    let native = matches!(tag.as_str(), "input" | "select" | "textarea")
+    let native = matches!(tag.as_str(), "input" | "select" | "textarea" | "a")
         || (tag == "button" && e.key() == " ")
         || e.alt_key()
         || e.ctrl_key()
         || e.meta_key();
-    if native {
+    let in_lab = target.is_some_and(|t| t.closest("#lab").ok().flatten().is_some());
+    if native || !(in_lab || lab_on_screen()) {
         return;
     }
     match e.key().as_str() {

@@ -45,7 +45,11 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
     h.open("div", &[("class", "lab__head")]);
     h.el(
         "h2",
-        &[("id", "lab-title"), ("data-testid", "scenario-title")],
+        &[
+            ("id", "lab-title"),
+            ("data-testid", "scenario-title"),
+            ("tabindex", "-1"),
+        ],
         name.map_or(id, |n| n.title),
     );
     let mut out = h.finish();
@@ -56,6 +60,16 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
         "p",
         &[("class", "summary-line")],
         name.map_or("", |n| n.summary),
+    );
+    // Where the verdict of a question is announced to screen readers (see ui::lesson).
+    h.el(
+        "p",
+        &[
+            ("id", "announce"),
+            ("class", "sr-only"),
+            ("aria-live", "polite"),
+        ],
+        "",
     );
     out.push_str(&h.finish());
     out
@@ -376,6 +390,13 @@ pub fn patch(lab: Lab) {
         if let Some(b) = find("[data-act=parallel]") {
             set_text(&b, &fill(ui.parallel_n_retries, &[&p.to_string()]));
         }
+        if let Some(i) =
+            find("[data-act=parallel-n]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+        {
+            if i.value() != p.to_string() {
+                i.set_value(&p.to_string());
+            }
+        }
         let toggles = lab.toggles.get();
         let nodes = lab.run.with(|r| r.scenario.nodes());
         lab.world.with(|w| {
@@ -452,6 +473,11 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         ("click", "lang") => {
             if let Some(l) = el.get_attribute("data-lang").and_then(|v| Lang::parse(&v)) {
                 lab.lang.set(l);
+                // The page is built anew in the new language: back to the button pressed.
+                super::lesson::focus_later(match l {
+                    Lang::Ru => "[data-lang=ru]",
+                    Lang::En => "[data-lang=en]",
+                });
             }
         }
         ("click", "dismiss") => lab.notices.set(Vec::new()),

@@ -77,21 +77,27 @@ impl Learn {
                 let _ = s.set_item(STORAGE_KEY, &text);
             }
         });
-        Effect::new(move |_| {
+        Effect::new(move |last: Option<&'static str>| {
             let (lang, id) = (lab.lang.get(), lab.scenario.get());
+            // A new language asks the open question again (in that language); a new
+            // scenario also forgets that a question had paused the run.
             learn.ask.set(Ask::Waiting);
+            if last != Some(id) {
+                learn.paused.set(false);
+            }
             let have = learn.sections.with_untracked(|s| s.as_ref().map(|s| s.0));
             learn.scenario.set(None);
             if !lab.embed && have != Some(lang.code()) {
                 learn.sections.set(None);
-                fetch(
-                    lab,
-                    learn.sections,
-                    fragment::sections_path(lang),
-                    lang.code(),
-                );
+                let url = fragment::sections_path(lang);
+                let current = move || lab.lang.get_untracked() == lang;
+                fetch(lab, learn.sections, url, lang.code(), current);
             }
-            fetch(lab, learn.scenario, fragment::scenario_path(lang, id), id);
+            let url = fragment::scenario_path(lang, id);
+            let current =
+                move || (lab.lang.get_untracked(), lab.scenario.get_untracked()) == (lang, id);
+            fetch(lab, learn.scenario, url, id, current);
+            id
         });
         Effect::new(move |_| {
             let (k, n) = (lab.cursor.get(), lab.steps());
@@ -108,10 +114,10 @@ impl Learn {
                 && learn.part(id, "q").is_some()
             {
                 learn.ask.set(Ask::Asking);
-                learn.paused.set(lab.playing.get_untracked());
                 // A run that was playing pauses, and the reader lands on the first answer;
                 // one stepped by hand shows the question and leaves the keys to the reader.
                 if lab.playing.get_untracked() {
+                    learn.paused.set(true);
                     lab.playing.set(false);
                     focus_later("[data-testid=predict] input");
                 }
@@ -130,21 +136,27 @@ impl Learn {
     }
 }
 
-/// Fetches `url` (relative to the page) into `into`, tagged with `tag`, unless the
-/// reader has moved to another language or scenario meanwhile. A failure becomes a
-/// notice, and the lab goes on without the text.
-fn fetch(lab: Lab, into: RwSignal<Option<(&'static str, String)>>, url: String, tag: &'static str) {
-    let current = move || (lab.lang.get_untracked(), lab.scenario.get_untracked());
-    let asked = current();
+/// Fetches `url` (relative to the page) into `into`, tagged with `tag`, if it is
+/// still `current` when it arrives (the reader may have moved to another language or
+/// scenario meanwhile). A failure becomes a notice, once, and an empty text: the lab
+/// goes on without it, and the same text is not fetched again for every scenario.
+fn fetch(
+    lab: Lab,
+    into: RwSignal<Option<(&'static str, String)>>,
+    url: String,
+    tag: &'static str,
+    current: impl Fn() -> bool + 'static,
+) {
     spawn_local(async move {
-        match fetch_text(&url).await {
-            Some(text) if current() == asked => into.set(Some((tag, text))),
-            Some(_) => {}
-            None => {
-                let msg = fill(lab.ui().lesson_unavailable, &[&url]);
-                lab.notices.update(|n| n.push(msg));
-            }
+        let text = fetch_text(&url).await;
+        if !current() {
+            return;
         }
+        if text.is_none() {
+            let msg = fill(lab.ui().lesson_unavailable, &[&url]);
+            lab.notices.update(|n| n.push(msg));
+        }
+        into.set(Some((tag, text.unwrap_or_default())));
     });
 }
 
@@ -188,7 +200,9 @@ fn closest(ev: &web_sys::Event, selector: &str) -> Option<Element> {
 fn listen(lab: Lab, learn: Learn) {
     let handler =
         Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
-    for kind in ["click", "change", "input", "submit", "keydown", "resize"] {
+    for kind in [
+        "click", "change", "input", "submit", "keydown", "resize", "storage",
+    ] {
         let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
     }
     handler.forget();
@@ -221,8 +235,11 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
                 Some("continue") => {
                     learn.ask.set(Ask::Done);
                     if learn.paused.get_untracked() {
+                        learn.paused.set(false);
                         lab.playing.set(true);
                     }
+                    // The question is gone; the reader goes on from Play.
+                    focus_later("[data-act=play]");
                 }
                 Some("clear") => {
                     learn.progress.update(|p| *p = p.cleared());
@@ -252,6 +269,18 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
             }
         }
         "resize" => lab.tall.set(crate::app::is_narrow()),
+        // Another tab saved its progress: take it, so this tab does not write over it.
+        "storage" => {
+            if let Some(s) = e
+                .dyn_ref::<web_sys::StorageEvent>()
+                .filter(|s| s.key().as_deref() == Some(STORAGE_KEY))
+            {
+                let p = Progress::parse(&s.new_value().unwrap_or_default());
+                if learn.progress.with_untracked(|old| *old != p) {
+                    learn.progress.set(p);
+                }
+            }
+        }
         "submit" => {
             // No form of the page goes to a server.
             e.prevent_default();
@@ -278,6 +307,8 @@ fn open_link(lab: Lab, a: &Element) {
     if let Some(el) = document().get_element_by_id("lab") {
         el.scroll_into_view();
     }
+    // The link may be gone with the old lab; the reader goes on from the new one.
+    focus_later("#lab-title");
 }
 
 /// Records the reader's answer to the open question and reveals the right one.
@@ -297,8 +328,16 @@ fn check(lab: Lab, learn: Learn, form: &Element) {
     let Some(q) = Question::parse(&text) else {
         return;
     };
-    learn.progress.update(|p| p.answer(id, choice == q.correct));
+    let right = choice == q.correct;
+    learn.progress.update(|p| p.answer(id, right));
     learn.ask.set(Ask::Answered(choice));
+    // The verdict goes to a live region that was there, empty, before the answer,
+    // so screen readers announce it; focus moves on to Continue.
+    if let Some(live) = document().get_element_by_id("announce") {
+        let ui = lab.ui();
+        let verdict = if right { ui.correct } else { ui.not_quite };
+        live.set_inner_html(&format!("{verdict}. {}", q.explain));
+    }
     focus_later("[data-act=continue]");
 }
 
@@ -464,7 +503,7 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
             ui.not_quite
         };
         h.push_str(&format!(
-            "<p class=\"verdict\" role=\"status\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong> {}</p>",
+            "<p class=\"verdict\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong> {}</p>",
             q.explain
         ));
     }
@@ -524,7 +563,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
             &[("class", answer), ("title", ui.progress_answered)],
             mark,
         );
-        let href = format!("?scenario={}", n.id);
+        let href = format!("?lang={}&scenario={}", lang.code(), n.id);
         h.el(
             "a",
             &[
