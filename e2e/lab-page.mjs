@@ -2,7 +2,43 @@
 // moves a reader makes (step, play, faults, toggles, language), each of which waits
 // for the page to reach the state it asked for, never for a fixed time.
 
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+
+import { launchChromium } from './browser.mjs';
+import { assertDistBuilt, DIST } from './dist.mjs';
 import { LessonPage } from './lesson-page.mjs';
+import { startServer } from './server.mjs';
+
+/**
+ * For a test file's `describe`: starts the release build's server and Chromium before
+ * its tests and stops them after. `env.server` and `env.browser` are set in `before`;
+ * `env.withLab(query, fn, options)` opens the lab in a fresh context (options as
+ * LabPage.openLab), runs `fn`, then asserts no console error, page error or failed
+ * request, and closes the context.
+ */
+export function releaseBuildHarness() {
+  const env = {};
+  before(async () => {
+    assertDistBuilt();
+    env.server = await startServer({ root: DIST });
+    env.browser = await launchChromium();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  env.withLab = async (query, fn, options = {}) => {
+    const lab = await LabPage.openLab(env.browser, env.server, query, options);
+    try {
+      await fn(lab);
+      assert.deepEqual(lab.problems, [], 'no console error, page error or failed request');
+    } finally {
+      await lab.close();
+    }
+  };
+  return env;
+}
 
 /** The four seed scenarios, in picker order. */
 export const SEED_SCENARIOS = ['naive-post', 'idempotency-key', 'conditional-update', 'counter-increment'];

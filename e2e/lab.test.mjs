@@ -4,13 +4,10 @@
 // are on conditions (the step counter, attributes), never on fixed delays.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { launchChromium } from './browser.mjs';
-import { assertDistBuilt, DIST } from './dist.mjs';
-import { CYRILLIC, LabPage, SEED_SCENARIOS } from './lab-page.mjs';
+import { CYRILLIC, LabPage, releaseBuildHarness, SEED_SCENARIOS } from './lab-page.mjs';
 import { NODE_IDS } from './lesson-page.mjs';
-import { startServer } from './server.mjs';
 
 const WIDE = { width: 1440, height: 900 };
 const PHONE = { width: 360, height: 740 };
@@ -43,30 +40,8 @@ const ABSENT = {
 const q = (params) => '?' + new URLSearchParams({ seed: '1', lang: 'en', ...params }).toString();
 
 describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    assertDistBuilt();
-    server = await startServer({ root: DIST });
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  /** Opens the lab in a fresh context, runs `fn`, then asserts no problem was reported. */
-  const withLab = async (query, fn, options = {}) => {
-    const lab = await LabPage.openLab(browser, server, query, options);
-    try {
-      await fn(lab);
-      assert.deepEqual(lab.problems, [], 'no console error, page error or failed request');
-    } finally {
-      await lab.close();
-    }
-  };
+  const env = releaseBuildHarness();
+  const { withLab } = env;
 
   test('each seed scenario run to the end shows its exact outcome', async () => {
     await withLab(q({ scenario: 'naive-post' }), async (lab) => {
@@ -208,7 +183,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       );
       const seen = await lab.snapshot();
       const url = lab.page.url();
-      const again = await LabPage.open(browser, url, WIDE);
+      const again = await LabPage.open(env.browser, url, WIDE);
       try {
         assert.deepEqual(await again.counter(), await lab.counter());
         assert.equal(await again.byId('toggle-fingerprint').isChecked(), true);
@@ -234,7 +209,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       await lab.page.waitForFunction((k) => new URL(location.href).searchParams.get('step') === String(k), k);
       assert.equal(lab.params().cmd, '0:ack,4:p3,9:xapi-a', 'the address lists the commands with their steps');
       const seen = await lab.snapshot();
-      const again = await LabPage.open(browser, lab.page.url(), WIDE);
+      const again = await LabPage.open(env.browser, lab.page.url(), WIDE);
       try {
         assert.deepEqual(await again.counter(), await lab.counter());
         assert.deepEqual(await again.snapshot(), seen, 'the link restores the same branch of the run');

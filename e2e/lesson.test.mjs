@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { launchChromium } from './browser.mjs';
-import { assertDistBuilt, DIST, pageLoadFiles } from './dist.mjs';
-import { CYRILLIC, LabPage } from './lab-page.mjs';
+import { pageLoadFiles } from './dist.mjs';
+import { CYRILLIC, LabPage, releaseBuildHarness } from './lab-page.mjs';
 import { ARTIFACTS } from './lesson-page.mjs';
-import { startServer } from './server.mjs';
 
 const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
 
@@ -24,31 +22,18 @@ const AS_IS =
   /\b(Redis|Postgres(QL)?|Apache|Kafka|RabbitMQ|Stripe|Square|PayPal|Amazon|SQS|FIFO|DynamoDB|etcd|Flink|Spring|MySQL|IETF|HTTP|RFC|API|UUID|TTL|ADR|POST|PUT|PATCH|GET|HEAD|DELETE|JSON|SHA-256|If-Match|Idempotency-Key|PayPal-Request-Id|MessageDeduplicationId|HashMap|RU|EN|ms|ID|id|OK|KB|MB|GB)\b/g;
 
 describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
-  let server;
-  let browser;
+  const env = releaseBuildHarness();
 
-  before(async () => {
-    assertDistBuilt();
-    server = await startServer({ root: DIST });
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  /** Opens the page with predict-then-reveal on (the reader's default) unless `progress` says otherwise. */
-  const withLesson = async (query, fn, options = {}) => {
-    const lab = await LabPage.openLab(browser, server, query, { progress: null, ...options });
-    try {
-      await lab.byId('prose-before').locator('section').first().waitFor();
-      await fn(lab);
-      assert.deepEqual(lab.problems, [], 'no console error, page error or failed request');
-    } finally {
-      await lab.close();
-    }
-  };
+  /** The lab with predict-then-reveal on (the reader's default) unless `progress` says otherwise, once the prose is there. */
+  const withLesson = (query, fn, options = {}) =>
+    env.withLab(
+      query,
+      async (lab) => {
+        await lab.byId('prose-before').locator('section').first().waitFor();
+        await fn(lab);
+      },
+      { progress: null, ...options },
+    );
 
   /**
    * Visible text blocks of the page, each with its own text minus code (code and
@@ -266,7 +251,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   test('a page load fetches the sections of its language and the text of one scenario, nothing else', async () => {
     for (const lang of ['ru', 'en']) {
       const fetched = [];
-      const lab = await LabPage.openLab(browser, server, q({ lang, scenario: 'ttl-expiry' }), { progress: null });
+      const lab = await LabPage.openLab(env.browser, env.server, q({ lang, scenario: 'ttl-expiry' }), { progress: null });
       try {
         lab.page.on('request', (r) => fetched.push(new URL(r.url()).pathname.slice(1)));
         await lab.page.reload(); // the server says no-store: everything is fetched again
@@ -285,10 +270,10 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('a lesson text that fails to load is a notice; the lab works without it', async () => {
-    const lab = await LabPage.openLab(browser, server, '', { progress: null });
+    const lab = await LabPage.openLab(env.browser, env.server, '', { progress: null });
     try {
       await lab.page.route('**/public/lesson/**', (route) => route.fulfill({ status: 503, body: 'down' }));
-      await lab.page.goto(server.url + q({ lang: 'en', scenario: 'ttl-expiry' }));
+      await lab.page.goto(env.server.url + q({ lang: 'en', scenario: 'ttl-expiry' }));
       await lab.waitUntilReady();
       await lab.byId('notice').waitFor();
       assert.match(await lab.text('notice'), /lesson text could not be loaded \(public\/lesson\/en\.html\)/);

@@ -427,11 +427,7 @@ pub fn patch(lab: Lab) {
 
 /// Handles an event on a control; `false` if the target is not one.
 pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    let Some(el) = e
-        .target()
-        .and_then(|t| t.dyn_into::<Element>().ok())
-        .and_then(|t| t.closest("[data-act]").ok().flatten())
-    else {
+    let Some(el) = super::closest(e, "[data-act]") else {
         return false;
     };
     let act = el.get_attribute("data-act").unwrap_or_default();

@@ -11,6 +11,7 @@
 //! listener per event type, dispatching on the target's `data-act` attribute
 //! ([`listen`]), instead of a typed view and a closure per control.
 
+use super::closest;
 use super::state::Lab;
 use crate::html::Html;
 use crate::lesson::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
@@ -182,15 +183,6 @@ pub fn focus_later(selector: &'static str) {
             let _ = el.focus();
         }
     });
-}
-
-/// The element of the event's target matching `selector`, itself or an ancestor.
-fn closest(ev: &web_sys::Event, selector: &str) -> Option<Element> {
-    ev.target()?
-        .dyn_into::<Element>()
-        .ok()?
-        .closest(selector)
-        .ok()?
 }
 
 /// The page's one delegated listener: the topology's messages, the sequence

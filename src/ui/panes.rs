@@ -5,7 +5,6 @@
 use super::state::Lab;
 use crate::render;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// Which pane.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -105,10 +104,7 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
     if e.type_() != "click" {
         return false;
     }
-    let step = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.closest(".sequence [data-step]").ok().flatten())
+    let step = super::closest(e, ".sequence [data-step]")
         .and_then(|el| el.get_attribute("data-step"))
         .and_then(|s| s.parse::<usize>().ok());
     let Some(k) = step else { return false };

@@ -98,10 +98,7 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
     if key.is_none() && e.type_() != "click" {
         return false;
     }
-    let id = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.closest("[data-msg]").ok().flatten())
+    let id = super::closest(e, "[data-msg]")
         .and_then(|el| el.get_attribute("data-msg"))
         .and_then(|s| s.parse::<u32>().ok())
         .map(MsgId);
