@@ -145,7 +145,7 @@ pub struct Lane {
     /// It got an answer or ran out of attempts.
     pub done: bool,
     /// The pending timeout of its latest request, or its planned retry.
-    timer: Option<EventKey>,
+    pub(crate) timer: Option<EventKey>,
 }
 
 impl ClientOp {
@@ -260,17 +260,17 @@ pub struct Handling {
     pub req: Request,
     pub phase: Phase,
     /// Bumped on each call out; a deadline with an older token is stale.
-    token: u32,
-    charge: Option<String>,
-    payment: Option<String>,
+    pub(crate) token: u32,
+    pub(crate) charge: Option<String>,
+    pub(crate) payment: Option<String>,
     /// Rows affected by the last statement.
-    rows: usize,
+    pub(crate) rows: usize,
     /// The deadline of the call out in progress.
-    deadline: Option<EventKey>,
+    pub(crate) deadline: Option<EventKey>,
     /// This request holds the key's claim (a processing marker), so its answer is stored.
-    claimed: bool,
+    pub(crate) claimed: bool,
     /// The error this request answers with, once it is stored under the key.
-    failed: Option<(u16, &'static str)>,
+    pub(crate) failed: Option<(u16, &'static str)>,
 }
 
 /// One API instance.
@@ -419,19 +419,19 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     pub config: Config,
     pub now: Millis,
-    rng: Rng,
-    queue: VecMap<EventKey, Event>,
-    seq: u64,
+    pub(crate) rng: Rng,
+    pub(crate) queue: VecMap<EventKey, Event>,
+    pub(crate) seq: u64,
     /// Messages in flight, by id.
     pub msgs: VecMap<MsgId, Msg>,
-    next_msg: u32,
+    pub(crate) next_msg: u32,
     /// Fault rules still armed.
     pub faults: Vec<FaultRule>,
-    crashes_left: Vec<u32>,
-    random_crashes: u32,
+    pub(crate) crashes_left: Vec<u32>,
+    pub(crate) random_crashes: u32,
     pub client: Client,
     pub apis: Vec<Api>,
-    lb: u8,
+    pub(crate) lb: u8,
     pub redis: Redis,
     pub db: Db,
     pub processor: Processor,
@@ -439,12 +439,12 @@ pub struct World {
     pub producer: Producer,
     pub consumer: Consumer,
     /// Which node owns each database connection.
-    conns: VecMap<ConnId, NodeId>,
+    pub(crate) conns: VecMap<ConnId, NodeId>,
     /// Planned automatic restarts.
-    restarts: VecMap<NodeId, EventKey>,
-    producer_timer: Option<EventKey>,
-    next_req: u32,
-    next_payment: u32,
+    pub(crate) restarts: VecMap<NodeId, EventKey>,
+    pub(crate) producer_timer: Option<EventKey>,
+    pub(crate) next_req: u32,
+    pub(crate) next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
     pub intended_debits: i64,
     /// Counters as the run began, for the invariants that compare against them.
