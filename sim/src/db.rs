@@ -391,6 +391,10 @@ pub struct Db {
     sessions: VecMap<ConnId, Session>,
     pub waiting: Vec<Waiting>,
     next_tx: u32,
+    /// Connections that were closed (their process crashed or gave up on
+    /// them). A statement of a closed session never runs: the client library
+    /// fails it, and Postgres ended the session's backend.
+    closed: Vec<ConnId>,
 }
 
 impl Db {
@@ -400,6 +404,7 @@ impl Db {
             sessions: VecMap::new(),
             waiting: Vec::new(),
             next_tx: 1,
+            closed: Vec::new(),
         }
     }
 
@@ -432,6 +437,11 @@ impl Db {
         }
     }
 
+    /// The session of `conn` was closed: its statements must not run.
+    pub fn is_closed(&self, conn: ConnId) -> bool {
+        self.closed.contains(&conn)
+    }
+
     /// Runs `stmt` for `conn`. Statements outside `BEGIN … COMMIT` autocommit.
     /// Returns the result, plus statements of other connections that a
     /// `COMMIT`/`ROLLBACK` released and that have now run.
@@ -448,6 +458,9 @@ impl Db {
     /// The connection dropped (its process crashed): an open transaction rolls
     /// back and a waiting statement is cancelled. Returns what that released.
     pub fn disconnect(&mut self, conn: ConnId) -> (Option<TxId>, Vec<Woken>) {
+        if !self.closed.contains(&conn) {
+            self.closed.push(conn);
+        }
         self.waiting.retain(|w| w.conn != conn);
         let tx = self.sessions.remove(&conn).map(|s| s.tx);
         if let Some(tx) = tx {
@@ -655,6 +668,10 @@ impl Db {
                     row[t.col(c)] = v.clone();
                 }
                 for ix in t.unique.iter().filter(|ix| ix.present) {
+                    // NULLs are distinct in a unique index (a payment without a key never conflicts).
+                    if ix.columns.iter().any(|&c| row[c] == Value::Null) {
+                        continue;
+                    }
                     let same = |v: &Vec<Value>| ix.columns.iter().all(|&c| v[c] == row[c]);
                     for r in &t.rows {
                         if let Some(p) = r.pending.as_ref().filter(|p| p.tx != tx) {

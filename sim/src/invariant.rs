@@ -22,6 +22,20 @@ pub enum Invariant {
     ResponseMatchesRequest,
 }
 
+/// When a property is judged, as in stateright's `always` / `eventually`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expect {
+    /// Safety: it holds after every step.
+    Always,
+    /// Safety of state that lags by design (the ledger behind the processor while
+    /// a request is in flight): judged whenever no request is in flight.
+    AtRest,
+    /// Liveness: judged once nothing is left to happen. Every operation ends
+    /// with a definite answer once faults stop and the client keeps retrying
+    /// within its attempts; a claim that never frees breaks it.
+    Eventually,
+}
+
 impl Invariant {
     /// Stable id for test ids and URLs.
     pub fn id(self) -> &'static str {
@@ -35,44 +49,45 @@ impl Invariant {
         }
     }
 
-    /// Whether it holds in `w`; `None` when it cannot be judged at this moment
-    /// (the previous verdict stands).
-    pub fn check(self, w: &World) -> Option<bool> {
+    /// When it is judged.
+    pub fn expect(self) -> Expect {
+        match self {
+            Invariant::LedgerMatchesCharges => Expect::AtRest,
+            Invariant::DefiniteAnswer => Expect::Eventually,
+            _ => Expect::Always,
+        }
+    }
+
+    /// Whether `w` is a world in which it is judged (see [`Invariant::expect`]).
+    pub fn judged_in(self, w: &World) -> bool {
+        match self.expect() {
+            Expect::Always => true,
+            Expect::AtRest => !w.busy(),
+            Expect::Eventually => w.is_quiet(),
+        }
+    }
+
+    /// Whether it holds in `w` (meaningful where [`Invariant::judged_in`] is true).
+    pub fn holds(self, w: &World) -> bool {
         match self {
             Invariant::AtMostOnceCharge => {
                 let ops = w.client.ops.len().max(1);
-                Some(
-                    (0..ops)
-                        .all(|op| w.processor.charges.iter().filter(|c| c.op == op).count() <= 1),
-                )
+                (0..ops).all(|op| w.processor.charges.iter().filter(|c| c.op == op).count() <= 1)
             }
             Invariant::LedgerMatchesCharges => {
-                let busy = w.apis.iter().any(|a| !a.handling.is_empty())
-                    || w.msgs
-                        .values()
-                        .any(|m| matches!(m.to, NodeId::Processor | NodeId::Postgres));
-                if busy {
-                    return None;
-                }
                 let rows = w.db.table("payments").map_or(0, |t| t.committed_count());
-                Some(rows == w.processor.charges.len())
+                rows == w.processor.charges.len()
             }
             Invariant::LikesMatchOps => {
-                let likes = w.int_cell("posts", "likes")?;
                 let started = w.client.ops.iter().filter(|o| o.attempts > 0).count() as i64;
-                Some(likes <= w.initial.likes + started)
+                w.int_cell("posts", "likes")
+                    .is_none_or(|likes| likes <= w.initial.likes + started)
             }
-            Invariant::BalanceMatches => {
-                let balance = w.int_cell("accounts", "balance")?;
-                Some(balance >= w.initial.balance - w.intended_debits)
-            }
-            Invariant::DefiniteAnswer => {
-                if !w.is_quiet() {
-                    return None;
-                }
-                Some(w.client.ops.iter().all(|o| o.belief.is_definite()))
-            }
-            Invariant::ResponseMatchesRequest => Some(w.client.ops.iter().all(|o| !o.wrong_answer)),
+            Invariant::BalanceMatches => w
+                .int_cell("accounts", "balance")
+                .is_none_or(|b| b >= w.initial.balance - w.intended_debits),
+            Invariant::DefiniteAnswer => w.client.ops.iter().all(|o| o.belief.is_definite()),
+            Invariant::ResponseMatchesRequest => w.client.ops.iter().all(|o| !o.wrong_answer),
         }
     }
 }
@@ -80,8 +95,10 @@ impl Invariant {
 impl World {
     /// Re-evaluates every invariant of the scenario and records changes.
     pub(crate) fn check_invariants(&mut self, hs: &mut Vec<Happening>) {
-        for inv in self.scenario.invariants.clone() {
-            if let Some(now) = inv.check(self) {
+        let scenario = self.scenario.clone();
+        for &inv in &scenario.invariants {
+            if inv.judged_in(self) {
+                let now = inv.holds(self);
                 let was = self.invariants.insert(inv, now);
                 if was != Some(now) {
                     hs.push(Happening::Invariant { inv, holds: now });
@@ -93,6 +110,15 @@ impl World {
     /// Every invariant of the scenario holds.
     pub fn all_hold(&self) -> bool {
         self.invariants.values().all(|h| *h)
+    }
+
+    /// A request is in flight: a handler is working, or a message to the ledger or the processor travels.
+    pub fn busy(&self) -> bool {
+        self.apis.iter().any(|a| !a.handling.is_empty())
+            || self
+                .msgs
+                .values()
+                .any(|m| matches!(m.to, NodeId::Processor | NodeId::Postgres))
     }
 
     /// The committed value of `column` in the first row of `table`.

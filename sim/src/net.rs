@@ -127,6 +127,10 @@ pub enum Payload {
         charge: String,
         replayed: bool,
     },
+    /// The processor refused: this key was used for a charge with other parameters.
+    ChargeRefused {
+        code: &'static str,
+    },
     Produce {
         producer: u32,
         seq: u32,
@@ -155,7 +159,9 @@ impl Payload {
             Payload::Response(_) => "response",
             Payload::RedisCmd(_) | Payload::RedisReply(..) => "redis",
             Payload::Sql(_) | Payload::SqlReply(..) => "sql",
-            Payload::Charge { .. } | Payload::ChargeReply { .. } => "charge",
+            Payload::Charge { .. }
+            | Payload::ChargeReply { .. }
+            | Payload::ChargeRefused { .. } => "charge",
             Payload::Produce { .. }
             | Payload::ProduceAck { .. }
             | Payload::Deliver { .. }
@@ -170,6 +176,7 @@ impl Payload {
                 | Payload::RedisReply(..)
                 | Payload::SqlReply(..)
                 | Payload::ChargeReply { .. }
+                | Payload::ChargeRefused { .. }
                 | Payload::ProduceAck { .. }
         )
     }
@@ -187,6 +194,7 @@ impl Payload {
                 Some(k) => format!("charge ${} {k}", dollars(*amount)),
                 None => format!("charge ${}", dollars(*amount)),
             },
+            Payload::ChargeRefused { code } => format!("400 {code}"),
             Payload::ChargeReply { charge, replayed } => {
                 if *replayed {
                     format!("{charge} (replay)")
@@ -284,6 +292,9 @@ pub enum LossCause {
     Reader,
     /// The receiving process is down (crashed, or its handler is gone).
     NodeDown,
+    /// A statement of a database session that was closed (its process
+    /// crashed or gave up on it): Postgres never runs it.
+    ConnClosed,
 }
 
 /// A message in flight.

@@ -24,6 +24,8 @@ pub enum Phase {
     Charge,
     Begin,
     InsertPayment,
+    /// The ledger already had this key's payment: read it, to answer with it.
+    FindPayment,
     /// Mark the key completed with its response.
     CompleteKey,
     Commit,
@@ -248,6 +250,8 @@ pub struct Op {
     pub key: KeyMode,
     /// How many identical requests leave at once (2: a double submit).
     pub copies: u32,
+    /// The user the request is made for: keys are scoped per user.
+    pub user: i64,
 }
 
 impl Op {
@@ -256,6 +260,7 @@ impl Op {
             spec,
             key: KeyMode::New,
             copies: 1,
+            user: USER_ID,
         }
     }
 }
@@ -321,6 +326,10 @@ pub struct Scenario {
     pub auto_restart: Option<Millis>,
     /// The money the customer expects to pay, for the outcome line.
     pub expected_charge: Option<i64>,
+    /// The ledger row carries the key under `UNIQUE (user_id, idempotency_key)`
+    /// (written in the effect's own transaction, it is the key's durable record);
+    /// where the scenario offers `SameTransaction`, that toggle decides instead.
+    pub ledger_key: bool,
 }
 
 const USER: i64 = 42;
@@ -386,9 +395,20 @@ impl Scenario {
         let mut t = Vec::new();
         match self.handler {
             Handler::Charge { .. } | Handler::PayOrder => {
+                // The ledger row carries the key under a unique index: written in the
+                // effect's own transaction, it is the durable record of the key.
                 t.push(
                     Table::new("payments", &["id", "user_id", "amount", "idempotency_key"])
-                        .with_unique("payments_pkey", &["id"], true),
+                        .with_unique("payments_pkey", &["id"], true)
+                        .with_unique(
+                            "payments_user_id_idempotency_key_key",
+                            &["user_id", "idempotency_key"],
+                            if self.offers(Toggle::SameTransaction) {
+                                toggles.has(Toggle::SameTransaction)
+                            } else {
+                                self.ledger_key && unique
+                            },
+                        ),
                 );
                 t.push(
                     Table::new(
@@ -400,7 +420,7 @@ impl Scenario {
                             "status",
                             "response_code",
                             "response_body",
-                            "created_at",
+                            "locked_at",
                         ],
                     )
                     .with_unique(
@@ -475,6 +495,7 @@ fn base(id: &'static str, group: Group, handler: Handler, ops: Vec<Op>) -> Scena
         ],
         auto_restart: None,
         expected_charge: Some(100),
+        ledger_key: false,
     }
 }
 
@@ -496,8 +517,10 @@ pub fn all() -> Vec<Scenario> {
             toggles: vec![
                 (AtomicClaim, true),
                 (Fingerprint, false),
+                (KeyToProcessor, true),
                 (NewKeyPerRetry, false),
             ],
+            ledger_key: true,
             ..base(
                 "idempotency-key",
                 Seed,
@@ -537,7 +560,12 @@ pub fn all() -> Vec<Scenario> {
         },
         Scenario {
             apis: 2,
-            toggles: vec![(UniqueConstraint, false), (AtomicClaim, false)],
+            toggles: vec![
+                (UniqueConstraint, false),
+                (AtomicClaim, false),
+                (KeyToProcessor, false),
+            ],
+            ledger_key: true,
             faults: Vec::new(),
             links: Links {
                 mobile: crate::net::Latency {
@@ -631,7 +659,8 @@ pub fn all() -> Vec<Scenario> {
             )
         },
         Scenario {
-            toggles: vec![(IdempotencyKey, false)],
+            toggles: vec![(IdempotencyKey, false), (KeyToProcessor, false)],
+            ledger_key: true,
             ..base(
                 "transaction-is-not-idempotency",
                 Pitfall,

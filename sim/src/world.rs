@@ -12,7 +12,7 @@ use crate::net::{
 use crate::redis::{self, Redis};
 use crate::rng::Rng;
 use crate::scenario::{
-    Handler, KeyMode, KeyStore, OpSpec, Phase, Scenario, Toggle, Toggles, When, USER_ID,
+    Handler, KeyMode, KeyStore, OpSpec, Phase, Scenario, Toggle, Toggles, When,
 };
 use crate::time::Millis;
 use crate::trace::Happening;
@@ -36,6 +36,11 @@ impl Config {
             seed,
             random: RandomFaults::default(),
         }
+    }
+
+    /// The same with these toggles.
+    pub fn with_toggles(self, toggles: Toggles) -> Config {
+        Config { toggles, ..self }
     }
 }
 
@@ -73,6 +78,8 @@ pub enum CommandError {
     NoClient,
     /// The clock only moves forward, by at most 30 days.
     BadDuration(Millis),
+    /// This scenario has no account to debit.
+    NoAccount,
 }
 
 impl fmt::Display for CommandError {
@@ -85,6 +92,7 @@ impl fmt::Display for CommandError {
             CommandError::BadCount(n) => write!(f, "{n} parallel retries: choose 1 to 10"),
             CommandError::NoClient => f.write_str("this scenario has no mobile client"),
             CommandError::BadDuration(d) => write!(f, "cannot advance the clock by {d}"),
+            CommandError::NoAccount => f.write_str("this scenario has no account to debit"),
         }
     }
 }
@@ -177,25 +185,23 @@ pub struct Client {
 /// A key record as the API reads it back from its store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stored {
+    /// The request finished with a definite answer, stored to replay. A
+    /// record that is not completed is a claim: some request is working on it.
     pub completed: bool,
     pub hash: String,
     pub code: u16,
     pub payment: String,
     pub amount: i64,
-    pub created_at: Millis,
-    /// The error code of a stored error response (empty for a success).
-    pub error: String,
+    /// When its owner took the claim. In Postgres it is also the owner's
+    /// fencing token: a takeover writes a new one, and every write of the
+    /// owner checks that the token is still its own.
+    pub locked_at: Millis,
 }
 
 impl Stored {
     /// The JSON kept in Redis.
     fn json(&self) -> String {
-        if self.completed && !self.error.is_empty() {
-            format!(
-                "{{\"status\":{},\"error\":\"{}\",\"request_hash\":\"{}\"}}",
-                self.code, self.error, self.hash
-            )
-        } else if self.completed {
+        if self.completed {
             format!(
                 "{{\"status\":{},\"payment_id\":\"{}\",\"amount\":{},\"request_hash\":\"{}\"}}",
                 self.code, self.payment, self.amount, self.hash
@@ -216,8 +222,7 @@ impl Stored {
             code: code.unwrap_or(0),
             payment: field(s, "payment_id").unwrap_or_default(),
             amount: field(s, "amount").and_then(|v| v.parse().ok()).unwrap_or(0),
-            created_at: now,
-            error: field(s, "error").unwrap_or_default(),
+            locked_at: now,
         }
     }
 
@@ -238,8 +243,7 @@ impl Stored {
             amount: field(&body, "amount")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
-            created_at: Millis(get("created_at").as_int().unwrap_or(0) as u64),
-            error: field(&body, "error").unwrap_or_default(),
+            locked_at: Millis(get("locked_at").as_int().unwrap_or(0) as u64),
         }
     }
 }
@@ -267,10 +271,12 @@ pub struct Handling {
     pub(crate) rows: usize,
     /// The deadline of the call out in progress.
     pub(crate) deadline: Option<EventKey>,
-    /// This request holds the key's claim (a processing marker), so its answer is stored.
-    pub(crate) claimed: bool,
-    /// The error this request answers with, once it is stored under the key.
-    pub(crate) failed: Option<(u16, &'static str)>,
+    /// The fencing token of the Postgres claim this request took or is taking (its `locked_at`).
+    pub(crate) lock: Option<Millis>,
+    /// The payment the ledger already had for this key: (id, amount), answered as a replay.
+    pub(crate) existing: Option<(String, i64)>,
+    /// The owner's fenced write found its claim taken over: it rolled back.
+    pub(crate) lost_claim: bool,
 }
 
 /// One API instance.
@@ -394,8 +400,12 @@ pub enum Choice {
 
 /// How long a handler waits for a store or the processor before it answers 503.
 const STORE_DEADLINE: Millis = Millis(3_000);
-/// A claim older than this whose owner is gone may be taken over.
-const CLAIM_LEASE: Millis = Millis(3_000);
+/// How long a claim (a key marked `processing`) is held before another request
+/// may take it over: the in-progress lease, apart from the result's TTL. It is
+/// shorter than the client's retry window, so a claim whose owner died or gave
+/// up is resumed by a retry; the takeover is fenced, so a slow owner that wakes
+/// up after it cannot write.
+pub const CLAIM_LEASE: Millis = Millis(3_000);
 const TTL_DAY: Millis = Millis::hours(24);
 const TTL_WEEK: Millis = Millis::hours(24 * 7);
 /// Pause between two operations of the client.
@@ -671,10 +681,13 @@ impl World {
                 if !(1..=10).contains(n) {
                     return Err(CommandError::BadCount(*n));
                 }
+                // The operation in progress, else the next to start, else the last.
+                let ops = &self.client.ops;
                 let op = self
                     .client
                     .current
-                    .or(self.client.ops.len().checked_sub(1))
+                    .or_else(|| ops.iter().position(|o| o.belief == Belief::NotStarted))
+                    .or(ops.len().checked_sub(1))
                     .ok_or(CommandError::NoClient)?;
                 if self.client.ops[op].belief == Belief::NotStarted {
                     // These copies are the operation's start.
@@ -715,6 +728,9 @@ impl World {
                 }
             }
             Command::ExternalDebit { amount } => {
+                if self.db.table("accounts").is_none() {
+                    return Err(CommandError::NoAccount);
+                }
                 let stmt = Stmt::Update {
                     table: "accounts",
                     set: vec![Assign::Add("balance", -amount), Assign::Add("version", 1)],
@@ -837,8 +853,12 @@ impl World {
                 }
                 _ => false,
             };
+        // A statement of a closed session never runs (the process that opened it is gone).
+        let closed = matches!(m.payload, Payload::Sql(_))
+            && self.db.is_closed(ConnId(m.req.map_or(0, |r| r.0)));
         let fate = match m.fate {
             Fate::Deliver if down => Fate::Lost(LossCause::NodeDown),
+            Fate::Deliver if closed => Fate::Lost(LossCause::ConnClosed),
             f => f,
         };
         if let Fate::Lost(cause) = fate {
@@ -907,9 +927,23 @@ impl World {
                 self.resume_woken(woken, hs);
             }
             (NodeId::Processor, Payload::Charge { amount, key, op }) => {
+                let known = key.as_ref().and_then(|k| self.processor.by_key.get(k)).copied();
+                if known.is_some_and(|i| self.processor.charges[i].amount != amount) {
+                    // A processor checks a reused key's parameters, as Stripe does.
+                    self.send(
+                        NodeId::Processor,
+                        m.from,
+                        Payload::ChargeRefused {
+                            code: "idempotency_key_reused",
+                        },
+                        m.req,
+                        hs,
+                    );
+                    return;
+                }
                 let (charge, replayed) =
-                    match key.as_ref().and_then(|k| self.processor.by_key.get(k)) {
-                        Some(&i) => (self.processor.charges[i].id.clone(), true),
+                    match known {
+                        Some(i) => (self.processor.charges[i].id.clone(), true),
                         None => {
                             let id = format!("ch_{}", self.processor.charges.len() + 1);
                             self.processor.charges.push(Charge {
@@ -1054,7 +1088,14 @@ impl World {
             return None;
         }
         match self.scenario.ops.get(op).map(|o| o.key) {
-            Some(KeyMode::ReuseOf(earlier)) => self.client.ops[earlier].key,
+            Some(KeyMode::ReuseOf(earlier)) => match self.client.ops.get(earlier) {
+                Some(o) if o.key.is_some() => o.key,
+                // Nothing to reuse (yet): a key of its own.
+                _ => {
+                    self.client.keys.push(self.rng.uuid_v4());
+                    Some(KeyId(self.client.keys.len() - 1))
+                }
+            },
             _ => {
                 self.client.keys.push(self.rng.uuid_v4());
                 Some(KeyId(self.client.keys.len() - 1))
@@ -1111,7 +1152,7 @@ impl World {
         let req = Request {
             body,
             key: o.key,
-            user: USER_ID,
+            user: self.scenario.ops[op].user,
             op,
             attempt,
             lane,
@@ -1317,8 +1358,9 @@ impl World {
             payment: None,
             rows: 0,
             deadline: None,
-            claimed: false,
-            failed: None,
+            lock: None,
+            existing: None,
+            lost_claim: false,
         };
         self.apis[i as usize].handling.insert(rid, h);
         hs.push(Happening::Phase {
@@ -1336,6 +1378,7 @@ impl World {
             Payload::RedisReply(_, r) => Input::Redis(r),
             Payload::SqlReply(_, o) => Input::Sql(o),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
+            Payload::ChargeRefused { code } => Input::Refused(code),
             _ => return,
         };
         self.advance(node, rid, input, hs);
@@ -1720,19 +1763,29 @@ impl World {
         &mut self.apis[i as usize].memory
     }
 
-    /// The answer to a payment that went through.
-    fn paid(payment: String, amount: i64) -> Act {
+    /// The answer to a payment that went through; `replayed` when the ledger already had it.
+    fn paid(payment: String, amount: i64, replayed: bool) -> Act {
         Act::Respond(
             201,
             Reply::Payment {
                 id: payment,
                 amount,
             },
-            false,
+            replayed,
         )
     }
 
+    /// The answer `h` has for its payment: the one the ledger already had, or its own.
+    fn answer(h: &Handling, amount: i64) -> Act {
+        match &h.existing {
+            Some((id, amount)) => Self::paid(id.clone(), *amount, true),
+            None => Self::paid(h.payment.clone().unwrap_or_default(), amount, false),
+        }
+    }
+
     /// The ledger row for `h`'s payment; `h` remembers the payment id for its answer.
+    /// With a key, the row carries it under `UNIQUE (user_id, idempotency_key)`, so
+    /// the ledger itself refuses a second row for the same operation.
     fn insert_payment(&mut self, h: &Handling, amount: i64, key: Option<String>) -> Stmt {
         let id = self.new_payment_id();
         self.update(h, |m| m.payment = Some(id.clone()));
@@ -1741,15 +1794,25 @@ impl World {
             columns: vec!["id", "user_id", "amount", "idempotency_key"],
             values: vec![
                 Value::text(id),
-                Value::Int(USER_ID),
+                Value::Int(h.req.user),
                 Value::Int(amount),
-                key.map_or(Value::Null, Value::Text),
+                key.clone().map_or(Value::Null, Value::Text),
             ],
-            on_conflict: OnConflict::Error,
+            on_conflict: if key.is_some() {
+                OnConflict::DoNothing
+            } else {
+                OnConflict::Error
+            },
         }
     }
 
     /// `POST /charges`: naive, `@Transactional`, or deduplicated by key.
+    ///
+    /// A timeout is an unknown outcome, never a failure: the handler answers
+    /// 503 and stores nothing, and its claim stays until its lease runs out;
+    /// then a retry takes it over and resumes (with the key passed to the
+    /// processor, asking again is safe). A key store that does not answer
+    /// fails closed: 503, nothing charged.
     fn charge_logic(
         &mut self,
         h: &Handling,
@@ -1759,17 +1822,12 @@ impl World {
         transactional: bool,
     ) -> Act {
         let cfg = self.key_cfg();
+        let user = h.req.user;
         let hash = h.req.body.fingerprint();
         let redis_key = key
             .as_ref()
-            .map(|k| format!("idem:u{USER_ID}:{k}"))
+            .map(|k| format!("idem:u{user}:{k}"))
             .unwrap_or_default();
-        let key_cond = |k: &str| {
-            vec![
-                Cond::Eq("user_id", Value::Int(USER_ID)),
-                Cond::Eq("key", Value::text(k)),
-            ]
-        };
         let charge_call = |cfg: Option<KeyCfg>| {
             let pass = cfg.is_some_and(|c| c.to_processor);
             Call::Charge(amount, if pass { key.clone() } else { None })
@@ -1783,7 +1841,13 @@ impl World {
                 Act::Go(Phase::Charge, charge_call(cfg))
             }
         };
+        let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
         match (h.phase, input) {
+            // The ledger has committed: a cache write that fails or times out does not change the answer.
+            (Phase::StoreResponse, _) => Self::answer(h, amount),
+            (_, Input::Timeout) => {
+                Act::Respond(503, Reply::Error("upstream_timeout"), false)
+            }
             (Phase::Receive, _) => match (cfg, &key) {
                 (None, _) => start_work(None),
                 (Some(_), None) => {
@@ -1800,8 +1864,7 @@ impl World {
                             code: 0,
                             payment: String::new(),
                             amount,
-                            created_at: self.now,
-                            error: String::new(),
+                            locked_at: self.now,
                         };
                         Act::Go(
                             Phase::Claim,
@@ -1810,7 +1873,7 @@ impl World {
                                 value: marker.json(),
                                 nx: true,
                                 xx: false,
-                                ttl: Some(redis::Ttl::Px(c.ttl.0)),
+                                ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
                             }),
                         )
                     }
@@ -1818,11 +1881,11 @@ impl World {
                         Phase::CheckKey,
                         Call::Sql(Stmt::Select {
                             table: "idempotency_keys",
-                            cond: key_cond(k),
+                            cond: key_cond(user, k),
                         }),
                     ),
                     (KeyStore::Postgres, true) => {
-                        Act::Go(Phase::Claim, Call::Sql(self.insert_key(k, &hash, true)))
+                        Act::Go(Phase::Claim, Call::Sql(self.insert_key(h, k, &hash, true)))
                     }
                     (KeyStore::Memory, _) => {
                         let hit = self.memory(h).get(k).cloned();
@@ -1844,49 +1907,36 @@ impl World {
                 match stored {
                     Some(s) => self.decide(h, c, s),
                     None if h.phase == Phase::Lookup => {
+                        // Claimed a moment ago and already gone (its lease ran out): try again later.
                         Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
                     }
-                    None => match c.store {
-                        KeyStore::Postgres => {
-                            let k = key.clone().unwrap_or_default();
-                            Act::Go(Phase::Claim, Call::Sql(self.insert_key(&k, &hash, false)))
-                        }
-                        _ => start_work(cfg),
-                    },
-                }
-            }
-            (Phase::Claim, result) => {
-                let claimed = match &result {
-                    Input::Redis(r) => *r == redis::Reply::Ok,
-                    Input::Sql(o) => o.count() == 1,
-                    _ => false,
-                };
-                match result {
-                    _ if claimed => {
-                        self.set_claimed(h);
-                        start_work(cfg)
-                    }
-                    Input::Sql(Outcome::Error(_)) => {
-                        Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
-                    }
-                    Input::Redis(_) => {
-                        Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key)))
-                    }
-                    _ => {
+                    None if postgres => {
                         let k = key.clone().unwrap_or_default();
                         Act::Go(
-                            Phase::Lookup,
-                            Call::Sql(Stmt::Select {
-                                table: "idempotency_keys",
-                                cond: key_cond(&k),
-                            }),
+                            Phase::Claim,
+                            Call::Sql(self.insert_key(h, &k, &hash, false)),
                         )
                     }
+                    None => start_work(cfg),
                 }
             }
+            (Phase::Claim, result) => match result {
+                Input::Redis(redis::Reply::Ok) => start_work(cfg),
+                Input::Sql(o) if o.count() == 1 => start_work(cfg),
+                Input::Sql(Outcome::Error(_)) => {
+                    Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
+                }
+                Input::Redis(_) => Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key))),
+                _ => Act::Go(
+                    Phase::Lookup,
+                    Call::Sql(Stmt::Select {
+                        table: "idempotency_keys",
+                        cond: key_cond(user, &key.clone().unwrap_or_default()),
+                    }),
+                ),
+            },
             (Phase::Takeover, Input::Sql(o)) => {
                 if o.count() == 1 {
-                    self.set_claimed(h);
                     start_work(cfg)
                 } else {
                     Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
@@ -1914,48 +1964,72 @@ impl World {
                     Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
                 }
             }
+            (Phase::Charge, Input::Refused(code)) => {
+                // A definite answer from the processor: nothing was charged.
+                Act::Respond(422, Reply::Error(code), false)
+            }
             (Phase::InsertPayment, Input::Sql(o)) => {
                 if o.is_error() {
                     return Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
                 }
-                let payment = h.payment.clone().unwrap_or_default();
-                match cfg {
-                    Some(c) if c.store == KeyStore::Postgres => {
-                        let k = key.clone().unwrap_or_default();
-                        let body = format!("{{\"payment_id\":\"{payment}\",\"amount\":{amount}}}");
-                        Act::Go(
-                            Phase::CompleteKey,
-                            Call::Sql(Stmt::Update {
-                                table: "idempotency_keys",
-                                set: vec![
-                                    Assign::To("status", Value::text("completed")),
-                                    Assign::To("response_code", Value::Int(201)),
-                                    Assign::To("response_body", Value::text(body)),
-                                ],
-                                cond: key_cond(&k),
-                            }),
-                        )
-                    }
-                    _ if begin_first || cfg.is_some() => {
-                        Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
-                    }
-                    _ => Self::paid(payment, amount),
+                if o.count() == 0 {
+                    // The ledger already has this key's payment: read it and answer with it.
+                    return Act::Go(
+                        Phase::FindPayment,
+                        Call::Sql(Stmt::Select {
+                            table: "payments",
+                            cond: vec![
+                                Cond::Eq("user_id", Value::Int(user)),
+                                Cond::Eq(
+                                    "idempotency_key",
+                                    Value::text(key.clone().unwrap_or_default()),
+                                ),
+                            ],
+                        }),
+                    );
+                }
+                self.recorded(h, cfg, amount, &key, begin_first)
+            }
+            (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
+                let t = self.db.table("payments").expect("table");
+                let id = rows[0][t.col("id")].as_text().unwrap_or_default().to_string();
+                let paid = rows[0][t.col("amount")].as_int().unwrap_or(0);
+                self.update(h, |m| m.existing = Some((id, paid)));
+                let h = self.handling(h.node, h.id).cloned().expect("live");
+                self.recorded(&h, cfg, amount, &key, begin_first)
+            }
+            (Phase::CompleteKey, Input::Sql(o)) => {
+                // (More than one row: duplicate claims, where the unique index is missing.)
+                if o.count() >= 1 {
+                    Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+                } else {
+                    // The claim was taken over while this request worked (a pause, a lease
+                    // that ran out): the fence refuses its write, and it undoes its ledger row.
+                    self.update(h, |m| m.lost_claim = true);
+                    Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
                 }
             }
-            (Phase::CompleteKey, Input::Sql(_)) => Act::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
             (Phase::Commit, Input::Sql(o)) => {
-                let payment = h.payment.clone().unwrap_or_default();
-                if o.to_string() == "ROLLBACK" {
-                    return self.fail(h, 500, "internal_error");
+                if matches!(
+                    o,
+                    Outcome::Ok {
+                        tag: db::Tag::Rollback,
+                        ..
+                    }
+                ) {
+                    return Act::Respond(500, Reply::Error("internal_error"), false);
                 }
+                let (payment, paid) = h
+                    .existing
+                    .clone()
+                    .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount));
                 let stored = Stored {
                     completed: true,
                     hash,
                     code: 201,
-                    payment: payment.clone(),
-                    amount,
-                    created_at: self.now,
-                    error: String::new(),
+                    payment,
+                    amount: paid,
+                    locked_at: self.now,
                 };
                 match cfg.map(|c| (c.store, c.ttl)) {
                     Some((KeyStore::Redis, ttl)) => Act::Go(
@@ -1973,90 +2047,78 @@ impl World {
                         self.memory(h).insert(k, stored);
                         Act::Go(Phase::StoreResponse, Call::Local(Input::Stored))
                     }
-                    _ => Self::paid(payment, amount),
+                    _ => Self::answer(h, amount),
                 }
             }
-            (Phase::StoreResponse, _) => match h.failed {
-                Some((status, code)) => Act::Respond(status, Reply::Error(code), false),
-                None => Self::paid(h.payment.clone().unwrap_or_default(), amount),
-            },
-            (_, Input::Timeout) => self.fail(h, 503, "upstream_timeout"),
-            _ => self.fail(h, 500, "internal_error"),
-        }
-    }
-
-    fn set_claimed(&mut self, h: &Handling) {
-        if let Some(m) = self.handling_mut(h.node, h.id) {
-            m.claimed = true;
-        }
-    }
-
-    /// Answers with an error. A request that holds the key's claim first stores
-    /// the error under the key, so a retry with the key gets the same answer
-    /// (as Stripe does, 500s included) instead of running again.
-    fn fail(&mut self, h: &Handling, status: u16, code: &'static str) -> Act {
-        let cfg = self.key_cfg();
-        let store = cfg.map(|c| c.store);
-        let Some(key) = h.req.key.map(|k| k.to_string()) else {
-            return Act::Respond(status, Reply::Error(code), false);
-        };
-        if !h.claimed
-            || h.failed.is_some()
-            || !matches!(store, Some(KeyStore::Redis | KeyStore::Postgres))
-        {
-            return Act::Respond(status, Reply::Error(code), false);
-        }
-        if let Some(m) = self.handling_mut(h.node, h.id) {
-            m.failed = Some((status, code));
-        }
-        let call = match (store, cfg) {
-            (Some(KeyStore::Redis), Some(c)) => {
-                let stored = Stored {
-                    completed: true,
-                    hash: h.req.body.fingerprint(),
-                    code: status,
-                    payment: String::new(),
-                    amount: 0,
-                    created_at: self.now,
-                    error: code.to_string(),
-                };
-                Call::Redis(redis::Cmd::Set {
-                    key: format!("idem:u{USER_ID}:{key}"),
-                    value: stored.json(),
-                    nx: false,
-                    xx: false,
-                    ttl: Some(redis::Ttl::Px(c.ttl.0)),
-                })
+            (Phase::Rollback, _) if h.lost_claim => {
+                // The fence refused this request's write: answer with what the claim's owner stored.
+                Act::Go(
+                    Phase::Lookup,
+                    Call::Sql(Stmt::Select {
+                        table: "idempotency_keys",
+                        cond: key_cond(user, &key.clone().unwrap_or_default()),
+                    }),
+                )
             }
-            _ => Call::Sql(Stmt::Update {
-                table: "idempotency_keys",
-                set: vec![
-                    Assign::To("status", Value::text("completed")),
-                    Assign::To("response_code", Value::Int(i64::from(status))),
-                    Assign::To(
-                        "response_body",
-                        Value::text(format!("{{\"error\":\"{code}\"}}")),
-                    ),
-                ],
-                cond: vec![
-                    Cond::Eq("user_id", Value::Int(USER_ID)),
-                    Cond::Eq("key", Value::text(key)),
-                ],
-            }),
-        };
-        Act::Go(Phase::StoreResponse, call)
+            _ => Act::Respond(500, Reply::Error("internal_error"), false),
+        }
     }
 
-    fn insert_key(&self, key: &str, hash: &str, atomic: bool) -> Stmt {
+    /// The ledger row is written (or was already there): complete the key in the
+    /// same transaction (fenced by the claim's token), commit, or answer.
+    fn recorded(
+        &mut self,
+        h: &Handling,
+        cfg: Option<KeyCfg>,
+        amount: i64,
+        key: &Option<String>,
+        transactional: bool,
+    ) -> Act {
+        match cfg {
+            Some(c) if c.store == KeyStore::Postgres => {
+                let (payment, paid) = h
+                    .existing
+                    .clone()
+                    .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount));
+                let k = key.clone().unwrap_or_default();
+                let body = format!("{{\"payment_id\":\"{payment}\",\"amount\":{paid}}}");
+                let mut cond = key_cond(h.req.user, &k);
+                cond.push(Cond::Eq("status", Value::text("processing")));
+                cond.push(Cond::Eq(
+                    "locked_at",
+                    Value::Int(h.lock.unwrap_or_default().0 as i64),
+                ));
+                Act::Go(
+                    Phase::CompleteKey,
+                    Call::Sql(Stmt::Update {
+                        table: "idempotency_keys",
+                        set: vec![
+                            Assign::To("status", Value::text("completed")),
+                            Assign::To("response_code", Value::Int(201)),
+                            Assign::To("response_body", Value::text(body)),
+                        ],
+                        cond,
+                    }),
+                )
+            }
+            _ if transactional || cfg.is_some() => Act::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
+            _ => Self::answer(h, amount),
+        }
+    }
+
+    /// The claim: `INSERT … 'processing'` with this moment as the lock (the fencing token).
+    fn insert_key(&mut self, h: &Handling, key: &str, hash: &str, atomic: bool) -> Stmt {
+        let now = self.now;
+        self.update(h, |m| m.lock = Some(now));
         Stmt::Insert {
             table: "idempotency_keys",
-            columns: vec!["user_id", "key", "request_hash", "status", "created_at"],
+            columns: vec!["user_id", "key", "request_hash", "status", "locked_at"],
             values: vec![
-                Value::Int(USER_ID),
+                Value::Int(h.req.user),
                 Value::text(key),
                 Value::text(hash),
                 Value::text("processing"),
-                Value::Int(self.now.0 as i64),
+                Value::Int(now.0 as i64),
             ],
             on_conflict: if atomic {
                 OnConflict::DoNothing
@@ -2071,35 +2133,29 @@ impl World {
         if c.fingerprint && s.hash != h.req.body.fingerprint() {
             return Act::Respond(422, Reply::Error("idempotency_key_reused"), false);
         }
-        if s.completed && s.code >= 400 {
-            return Act::Respond(s.code, Reply::Error(error_code(&s.error)), true);
+        let postgres = c.store == KeyStore::Postgres;
+        // Redis drops an expired key by itself; a Postgres row is there until it is reclaimed.
+        let expired = postgres && s.completed && s.locked_at + c.ttl <= self.now;
+        if s.completed && !expired {
+            return Self::paid(s.payment, s.amount, true);
         }
-        if s.completed {
-            return Act::Respond(
-                s.code,
-                Reply::Payment {
-                    id: s.payment,
-                    amount: s.amount,
-                },
-                true,
-            );
-        }
-        if c.store == KeyStore::Postgres && s.created_at + CLAIM_LEASE <= self.now {
+        if postgres && (expired || s.locked_at + CLAIM_LEASE <= self.now) {
+            // Take the claim over, fenced: only if its token is still the one read.
             let k = h.req.key.map(|k| k.to_string()).unwrap_or_default();
+            let now = self.now;
+            self.update(h, |m| m.lock = Some(now));
+            let mut cond = key_cond(h.req.user, &k);
+            cond.push(Cond::Eq("locked_at", Value::Int(s.locked_at.0 as i64)));
             return Act::Go(
                 Phase::Takeover,
                 Call::Sql(Stmt::Update {
                     table: "idempotency_keys",
-                    set: vec![Assign::To("created_at", Value::Int(self.now.0 as i64))],
-                    cond: vec![
-                        Cond::Eq("user_id", Value::Int(USER_ID)),
-                        Cond::Eq("key", Value::text(k)),
-                        Cond::Eq("status", Value::text("processing")),
-                        Cond::Lt(
-                            "created_at",
-                            Value::Int((self.now - CLAIM_LEASE).0 as i64 + 1),
-                        ),
+                    set: vec![
+                        Assign::To("status", Value::text("processing")),
+                        Assign::To("request_hash", Value::text(h.req.body.fingerprint())),
+                        Assign::To("locked_at", Value::Int(now.0 as i64)),
                     ],
+                    cond,
                 }),
             );
         }
@@ -2246,6 +2302,8 @@ enum Input {
     Redis(redis::Reply),
     Sql(Outcome),
     Charged(String, bool),
+    /// The processor refused the charge (a definite answer).
+    Refused(&'static str),
     Memory(Option<Stored>),
     Stored,
     /// The call out got no answer in time.
@@ -2269,13 +2327,12 @@ enum Act {
     Respond(u16, Reply, bool),
 }
 
-/// A stored error code back as the static code the responses carry.
-fn error_code(s: &str) -> &'static str {
-    match s {
-        "upstream_timeout" => "upstream_timeout",
-        "internal_error" => "internal_error",
-        _ => "stored_error",
-    }
+/// `WHERE user_id = … AND key = …`: keys are scoped per user.
+fn key_cond(user: i64, key: &str) -> Vec<Cond> {
+    vec![
+        Cond::Eq("user_id", Value::Int(user)),
+        Cond::Eq("key", Value::text(key)),
+    ]
 }
 
 fn select_account() -> Stmt {

@@ -189,10 +189,14 @@ fn idempotency_key_charges_at_most_once_in_every_ordering() {
 
 #[test]
 fn idempotency_key_check_then_act_double_charges_in_some_ordering() {
-    // The same double submit with the claim turned into GET-then-SET: the
-    // explorer finds the race the property tests find with random duplicates.
+    // The same double submit with the claim turned into GET-then-SET and the
+    // key kept from the processor: the explorer finds the race the property
+    // tests find with random duplicates.
     let s = idempotency_key_with_copies(2);
-    let toggles = s.default_toggles().with(Toggle::AtomicClaim, false);
+    let toggles = s
+        .default_toggles()
+        .with(Toggle::AtomicClaim, false)
+        .with(Toggle::KeyToProcessor, false);
     let e = explore(world(s, toggles), Millis(150), double_charged, true);
     let path = e.witness.expect("some ordering charges twice");
     assert!(!path.is_empty());

@@ -159,6 +159,8 @@ struct Limit {
     faults: &'static str,
     breaks: &'static [Invariant],
     fix: Option<&'static [Toggle]>,
+    /// The scenario of the lesson that shows this limit to the reader.
+    shown_by: &'static str,
     why: &'static str,
 }
 
@@ -179,6 +181,7 @@ const LIMITS: &[Limit] = &[
         faults: "network",
         breaks: &[Invariant::AtMostOnceCharge],
         fix: Some(&[Toggle::AtomicClaim]),
+        shown_by: "concurrent-duplicates",
         why: CHECK_THEN_ACT,
     },
     Limit {
@@ -186,6 +189,7 @@ const LIMITS: &[Limit] = &[
         faults: "network",
         breaks: &[Invariant::AtMostOnceCharge],
         fix: Some(&[Toggle::AtomicClaim]),
+        shown_by: "concurrent-duplicates",
         why: CHECK_THEN_ACT,
     },
     Limit {
@@ -193,6 +197,7 @@ const LIMITS: &[Limit] = &[
         faults: "network",
         breaks: &[Invariant::AtMostOnceCharge],
         fix: Some(&[Toggle::AtomicClaim]),
+        shown_by: "concurrent-duplicates",
         why: CHECK_THEN_ACT,
     },
     Limit {
@@ -200,29 +205,15 @@ const LIMITS: &[Limit] = &[
         faults: "network",
         breaks: &[Invariant::AtMostOnceCharge],
         fix: Some(&[Toggle::AtomicClaim]),
+        shown_by: "concurrent-duplicates",
         why: CHECK_THEN_ACT,
-    },
-    Limit {
-        scenario: "concurrent-duplicates",
-        faults: "crashes",
-        breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
-        fix: Some(&[Toggle::KeyToProcessor]),
-        why: "the claim row outlives a crash after the charge; when its lease runs out \
-              a retry takes it over and charges again unless the processor deduplicates.",
-    },
-    Limit {
-        scenario: "transaction-is-not-idempotency",
-        faults: "crashes",
-        breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
-        fix: Some(&[Toggle::KeyToProcessor]),
-        why: "as concurrent-duplicates: the takeover of an expired claim charges again; \
-              the transaction cannot take back the processor's charge.",
     },
     Limit {
         scenario: "in-memory-store",
         faults: "crashes",
         breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
         fix: Some(&[Toggle::SameTransaction, Toggle::KeyToProcessor]),
+        shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },
     Limit {
@@ -230,6 +221,7 @@ const LIMITS: &[Limit] = &[
         faults: "crashes",
         breaks: &[Invariant::AtMostOnceCharge],
         fix: Some(&[Toggle::SameTransaction, Toggle::KeyToProcessor]),
+        shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },
     Limit {
@@ -237,6 +229,7 @@ const LIMITS: &[Limit] = &[
         faults: "crashes",
         breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
         fix: Some(&[Toggle::SameTransaction, Toggle::KeyToProcessor]),
+        shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },
     Limit {
@@ -244,6 +237,7 @@ const LIMITS: &[Limit] = &[
         faults: "crashes",
         breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
         fix: Some(&[Toggle::SameTransaction, Toggle::KeyToProcessor]),
+        shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },
     Limit {
@@ -251,6 +245,7 @@ const LIMITS: &[Limit] = &[
         faults: "crashes",
         breaks: &[Invariant::LedgerMatchesCharges],
         fix: None,
+        shown_by: "status-transition",
         why: "the transition to PAID commits on its own, before the charge and the \
               ledger row: after a crash between them the retry's UPDATE finds 0 rows and \
               answers 200, so the charge never gets its ledger row (or the order is PAID \
@@ -292,6 +287,9 @@ fn defended_under(faults: &'static str, random: RandomFaults) {
             .iter()
             .filter(|l| l.scenario == s.id && l.faults == faults)
             .collect();
+        for l in &limits {
+            assert!(scenario::by_id(l.shown_by).is_some(), "{}", l.shown_by);
+        }
         let allowed: BTreeSet<Invariant> = limits
             .iter()
             .flat_map(|l| l.breaks.iter().copied())
