@@ -87,6 +87,7 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::Charge => ui.ph_charge,
         Phase::Begin => ui.ph_begin,
         Phase::InsertPayment => ui.ph_insert_payment,
+        Phase::FindPayment => ui.ph_find_payment,
         Phase::CompleteKey => ui.ph_complete_key,
         Phase::Commit => ui.ph_commit,
         Phase::StoreResponse => ui.ph_store_response,
@@ -159,6 +160,11 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 cause: LossCause::NodeDown,
                 ..
             } => Some(fill(ui.n_lost_down, &[label])),
+            Happening::Lost {
+                label,
+                cause: LossCause::ConnClosed,
+                ..
+            } => Some(fill(ui.n_lost_conn, &[label])),
             Happening::Lost { label, to, .. } => {
                 if *to == NodeId::Client {
                     Some(fill(ui.n_lost_ack, &[label]))

@@ -1,0 +1,370 @@
+//! The fault model, one narrative per defect it once had. Each test names its
+//! scenario, toggles, seed and fault; each failed on the core before the fix
+//! (the step numbers are those of the runs as they are now, found by what
+//! happens there where the story depends on it).
+//!
+//! - A statement of a closed session never runs (a crash or a deadline closes it).
+//! - A timeout is an unknown outcome: nothing is stored; the claim is resumed
+//!   by a retry once its short lease runs out, and the key passed to the
+//!   processor makes asking again safe.
+//! - A key store that does not answer fails closed: 503, nothing charged.
+//! - Leases are fenced: a takeover writes a new token and the old owner's
+//!   write, checked against its token, is refused.
+//! - Commands never panic; keys are scoped per user; Postgres keys expire; the
+//!   processor refuses a reused key with other parameters.
+
+use idem_sim::net::NodeId;
+use idem_sim::scenario::{self, KeyMode, Op, OpSpec, Scenario, Toggle};
+use idem_sim::trace::Happening;
+use idem_sim::world::{Belief, CommandError, CLAIM_LEASE};
+use idem_sim::{Command, Config, Invariant, Millis, Run, Toggles, World};
+use std::sync::Arc;
+
+fn defended(id: &str, seed: u64) -> Run {
+    let s = scenario::by_id(id).unwrap();
+    let t = s.defended();
+    Run::new(s.clone(), Config::defaults(&s, seed).with_toggles(t))
+}
+
+fn ledger(run: &Run) -> Vec<String> {
+    let t = run.end().db.table("payments").expect("payments");
+    t.committed_rows()
+        .map(|r| r[t.col("id")].as_text().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn charges(run: &Run) -> usize {
+    run.end().processor.charges.len()
+}
+
+fn belief(run: &Run) -> Belief {
+    run.end().client.ops[0].belief.clone()
+}
+
+/// The message now in flight from `from` to `to`.
+fn in_flight(run: &Run, step: usize, from: NodeId, to: NodeId) -> idem_sim::MsgId {
+    run.state_at(step)
+        .msgs
+        .values()
+        .find(|m| m.from == from && m.to == to)
+        .unwrap_or_else(|| panic!("nothing in flight {from}->{to} at step {step}"))
+        .id
+}
+
+fn statements_lost_to_a_closed_session(run: &Run) -> usize {
+    run.trace
+        .iter()
+        .flat_map(|r| &r.happenings)
+        .filter(|h| {
+            matches!(
+                h,
+                Happening::Lost {
+                    cause: idem_sim::net::LossCause::ConnClosed,
+                    ..
+                }
+            )
+        })
+        .count()
+}
+
+// ---------------------------------------------------------------- 1. dead sessions
+
+#[test]
+fn crash_after_charge_a_crash_with_sql_in_flight_runs_none_of_it() {
+    // Once: no ledger row, the key completed with pay_1, the app believing pay_1.
+    let mut r = defended("crash-after-charge", 4);
+    r.apply_at(12, Command::Crash(NodeId::Api(0))).unwrap();
+    assert_eq!(charges(&r), 1);
+    assert_eq!(ledger(&r).len(), 1, "{}", r.text());
+    let Belief::Succeeded(p) = belief(&r) else {
+        panic!("{:?}", belief(&r))
+    };
+    assert_eq!(ledger(&r), [p]);
+    assert!(statements_lost_to_a_closed_session(&r) >= 1, "{}", r.text());
+
+    // Once: two ledger rows for one charge.
+    let mut r = defended("crash-after-charge", 1);
+    r.apply_at(10, Command::Crash(NodeId::Api(0))).unwrap();
+    assert_eq!((charges(&r), ledger(&r).len()), (1, 1), "{}", r.text());
+    assert!(r.end().all_hold());
+}
+
+#[test]
+fn consumer_redelivery_a_crash_with_the_debit_in_flight_debits_once() {
+    // Once: balance 300 instead of 400.
+    let mut r = defended("consumer-redelivery", 1);
+    r.apply_at(8, Command::Crash(NodeId::Consumer)).unwrap();
+    assert_eq!(r.end().int_cell("accounts", "balance"), Some(400));
+    assert!(r.end().invariants[&Invariant::BalanceMatches]);
+}
+
+#[test]
+fn counter_increment_a_crash_and_a_restart_count_one_like() {
+    // Once: 102 likes.
+    let mut r = defended("counter-increment", 28);
+    r.apply_at(6, Command::Crash(NodeId::Api(0))).unwrap();
+    r.apply_at(14, Command::Restart(NodeId::Api(0))).unwrap();
+    assert_eq!(r.end().int_cell("posts", "likes"), Some(101), "{}", r.text());
+    assert!(statements_lost_to_a_closed_session(&r) >= 1);
+}
+
+// ---------------------------------------------------------------- 2. unknown outcomes
+
+#[test]
+fn idempotency_key_a_lost_processor_reply_is_resumed_not_stored() {
+    // Once: 503 upstream_timeout stored as the key's answer and replayed; $100
+    // charged, no ledger row, the app gave up.
+    let mut r = defended("idempotency-key", 0);
+    let m = in_flight(&r, 5, NodeId::Processor, NodeId::Api(0));
+    r.apply_at(5, Command::Lose(m)).unwrap();
+    assert_eq!(charges(&r), 1);
+    assert_eq!(ledger(&r), ["pay_1"]);
+    assert_eq!(belief(&r), Belief::Succeeded("pay_1".into()));
+    // The handler timed out and answered 503, storing nothing; a retry took
+    // the claim once its lease ran out and asked the processor again with the
+    // key: the same charge came back.
+    let hs: Vec<&Happening> = r.trace.iter().flat_map(|r| &r.happenings).collect();
+    assert!(hs
+        .iter()
+        .any(|h| matches!(h, Happening::Responded { status: 503, .. })));
+    assert!(!hs.iter().any(|h| matches!(h, Happening::Redis { cmd, .. }
+        if cmd.contains("\"status\":503"))));
+    assert!(hs
+        .iter()
+        .any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
+    assert!(r.end().all_hold());
+}
+
+#[test]
+fn crash_after_charge_a_lost_processor_reply_is_resumed_not_stored() {
+    for seed in 0..10 {
+        let r = defended("crash-after-charge", seed);
+        let k = r
+            .trace
+            .iter()
+            .position(|rec| {
+                rec.happenings
+                    .iter()
+                    .any(|h| matches!(h, Happening::Charged { .. }))
+            })
+            .expect("a charge")
+            + 1;
+        let mut r = r;
+        let m = in_flight(&r, k, NodeId::Processor, NodeId::Api(0));
+        r.apply_at(k, Command::Lose(m)).unwrap();
+        assert_eq!((charges(&r), ledger(&r).len()), (1, 1), "seed {seed}");
+        assert!(r.end().all_hold(), "seed {seed}\n{}", r.text());
+    }
+}
+
+// ---------------------------------------------------------------- 3. fail closed
+
+#[test]
+fn ttl_expiry_a_lost_key_lookup_fails_closed() {
+    // Once: the lost GET read as a miss, and the retry charged a second time.
+    let mut r = defended("ttl-expiry", 1);
+    let m = in_flight(&r, 19, NodeId::Redis, NodeId::Api(0));
+    r.apply_at(19, Command::Lose(m)).unwrap();
+    assert_eq!(charges(&r), 1, "{}", r.text());
+    assert_eq!(belief(&r), Belief::Succeeded("pay_1".into()));
+}
+
+// ---------------------------------------------------------------- 4. leases and fencing
+
+#[test]
+fn concurrent_duplicates_clock_jumps_never_charge_twice() {
+    // Once: $200 with no crash: the lease ran out under a live owner, and nothing
+    // checked ownership when it completed.
+    let mut r = defended("concurrent-duplicates", 29);
+    for k in [3, 17, 26] {
+        r.apply_at(k, Command::AdvanceClock(Millis::HOUR)).unwrap();
+    }
+    assert_eq!((charges(&r), ledger(&r).len()), (1, 1), "{}", r.text());
+    assert!(r.end().all_hold());
+}
+
+#[test]
+fn concurrent_duplicates_a_fenced_owner_rolls_back_and_answers_with_the_winner() {
+    // Every step at which a clock jump lets a copy take the claim over: the old
+    // owner's completion is refused by its token, and one row stays.
+    let mut fenced = 0;
+    for seed in 0..20 {
+        let base = defended("concurrent-duplicates", seed);
+        for k in 0..base.len() {
+            let mut r = base.clone();
+            r.apply_at(k, Command::AdvanceClock(Millis::HOUR)).unwrap();
+            assert_eq!((charges(&r), ledger(&r).len()), (1, 1), "seed {seed} at {k}");
+            fenced += r
+                .trace
+                .iter()
+                .flat_map(|rec| &rec.happenings)
+                .filter(|h| matches!(h, Happening::Sql { sql, outcome, .. }
+                    if sql.starts_with("UPDATE idempotency_keys SET status = 'completed'")
+                        && outcome == "UPDATE 0"))
+                .count();
+        }
+    }
+    assert!(fenced > 0, "some takeover fenced an owner");
+}
+
+#[test]
+fn idempotency_key_a_crash_after_the_claim_is_not_stuck_for_a_day() {
+    // Once: SET … NX PX 86400000 held the key for 24 h after a crash; every retry
+    // got 409 and the app gave up. Now the claim is a lease of a few seconds.
+    let base = defended("idempotency-key", 1);
+    let claimed = base
+        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply == "OK"))
+        .expect("the claim");
+    let mut r = base.clone();
+    r.apply_at(claimed, Command::Crash(NodeId::Api(0))).unwrap();
+    r.apply_at(claimed + 1, Command::Restart(NodeId::Api(0)))
+        .unwrap();
+    assert_eq!(belief(&r), Belief::Succeeded("pay_1".into()), "{}", r.text());
+    assert_eq!((charges(&r), ledger(&r).len()), (1, 1));
+    let lease = format!("NX PX {}", CLAIM_LEASE.0);
+    assert!(r.text().contains(&lease));
+    assert!(r.end().all_hold());
+}
+
+// ---------------------------------------------------------------- 5. smaller defects
+
+#[test]
+fn an_external_debit_without_an_account_is_refused_not_a_panic() {
+    for s in scenario::all() {
+        let has_account = s.tables(s.default_toggles()).iter().any(|t| t.name == "accounts");
+        let mut w = World::new(Arc::new(s.clone()), Config::defaults(&s, 1));
+        let r = w.apply(&Command::ExternalDebit { amount: 5 });
+        assert_eq!(r.is_ok(), has_account, "{}", s.id);
+        if !has_account {
+            assert_eq!(r, Err(CommandError::NoAccount));
+        }
+    }
+}
+
+#[test]
+fn a_key_reused_from_an_operation_that_does_not_exist_is_a_key_of_its_own() {
+    let mut s = scenario::by_id("key-reuse-different-body").unwrap();
+    s.ops[1].key = KeyMode::ReuseOf(7);
+    let r = Run::new(s.clone(), Config::defaults(&s, 1));
+    let keys: Vec<_> = r.end().client.ops.iter().map(|o| o.key).collect();
+    assert!(keys.iter().all(Option::is_some));
+    assert_ne!(keys[0], keys[1]);
+}
+
+#[test]
+fn parallel_retries_at_step_zero_carry_the_first_operations_key() {
+    let s = scenario::by_id("key-reuse-different-body").unwrap();
+    let mut r = Run::new(s.clone(), Config::defaults(&s, 1));
+    r.apply_at(0, Command::ParallelRetries(2)).unwrap();
+    let sent: Vec<_> = r
+        .trace
+        .iter()
+        .flat_map(|rec| &rec.happenings)
+        .filter_map(|h| match h {
+            Happening::ClientSent { op, key, .. } => Some((*op, key.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(sent.iter().all(|(_, k)| k.is_some()), "{sent:?}");
+    assert_eq!(sent[0].0, 0);
+}
+
+#[test]
+fn keys_are_scoped_per_user() {
+    // Two users send the same key string: each gets a payment of their own,
+    // not the other's replay and not a 422.
+    let mut s = scenario::by_id("key-reuse-different-body").unwrap();
+    s.ops[1] = Op {
+        key: KeyMode::ReuseOf(0),
+        user: 43,
+        ..Op::new(OpSpec::Charge(150))
+    };
+    let toggles = s.default_toggles().with(Toggle::Fingerprint, true);
+    let r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
+    let end = r.end();
+    assert_eq!(end.client.ops[0].key, end.client.ops[1].key);
+    assert_eq!(end.client.ops[0].belief, Belief::Succeeded("pay_1".into()));
+    assert_eq!(end.client.ops[1].belief, Belief::Succeeded("pay_2".into()));
+    assert_eq!(end.processor.total(), 250);
+    assert!(r.text().contains("idem:u43:"), "{}", r.text());
+    assert!(end.all_hold());
+}
+
+/// concurrent-duplicates, defended, with one operation after the first, 25 h
+/// later, reusing its key (as a client that keeps keys too long would).
+fn reused_after_a_day() -> Scenario {
+    let mut s = scenario::by_id("concurrent-duplicates").unwrap();
+    s.ops = vec![
+        Op::new(OpSpec::Charge(100)),
+        Op {
+            key: KeyMode::ReuseOf(0),
+            ..Op::new(OpSpec::Charge(100))
+        },
+    ];
+    s
+}
+
+#[test]
+fn postgres_keys_expire_after_their_ttl() {
+    let s = reused_after_a_day();
+    let toggles = s.defended().with(Toggle::KeyToProcessor, false);
+    let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
+    let first_done = r
+        .find(|h| matches!(h, Happening::Belief { op: 0, belief: Belief::Succeeded(_) }))
+        .unwrap();
+    r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
+        .unwrap();
+    // The second operation finds a completed key older than its TTL: it takes it
+    // over and runs again (a second charge), instead of replaying a day-old
+    // answer from the key table…
+    let takeover = r.find(|h| {
+        matches!(h, Happening::Sql { sql, outcome, .. }
+            if sql.starts_with("UPDATE idempotency_keys SET status = 'processing'")
+                // The first claim's token: taken at 80 ms (this scenario's fixed mobile latency).
+                && sql.ends_with("locked_at = 80")
+                && outcome == "UPDATE 1")
+    });
+    assert!(takeover.is_some_and(|k| k > first_done), "{}", r.text());
+    let end = r.end();
+    assert_eq!(end.processor.charges.len(), 2);
+    // …and the ledger, whose row keeps the key for good, refuses a second row
+    // and answers with the first payment.
+    assert_eq!(ledger(&r), ["pay_1"]);
+    assert_eq!(end.client.ops[1].belief, Belief::Succeeded("pay_1".into()));
+}
+
+#[test]
+fn the_processor_refuses_a_reused_key_with_other_parameters() {
+    // The same key, 25 h later, for $150: our store forgot it, the processor has
+    // not, and it answers an error instead of replaying the $100 charge.
+    let mut s = reused_after_a_day();
+    s.ops[1].spec = OpSpec::Charge(150);
+    let toggles = s.defended().with(Toggle::Fingerprint, true);
+    let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
+    let first_done = r
+        .find(|h| matches!(h, Happening::Belief { op: 0, belief: Belief::Succeeded(_) }))
+        .unwrap();
+    r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
+        .unwrap();
+    let end = r.end();
+    assert_eq!(
+        end.client.ops[1].belief,
+        Belief::Failed(422, "idempotency_key_reused"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(end.processor.charges.len(), 1);
+}
+
+#[test]
+fn a_completed_key_is_never_overwritten_by_an_error() {
+    // Once: fail() could overwrite a completed 201 with a 503. Nothing stores
+    // an error now; a completed answer only ever replays.
+    for id in ["idempotency-key", "crash-after-charge", "concurrent-duplicates"] {
+        for seed in 0..10 {
+            let r = defended(id, seed);
+            assert!(!r.text().contains("\"error\""), "{id} seed {seed}");
+        }
+    }
+    let _ = Toggles::default();
+}
