@@ -28,8 +28,10 @@ help:
 setup:
 	@bash scripts/setup.sh
 
+# The debug build goes to target/serve, never to dist/: dist/ only ever holds a release
+# build (a debug build's inline reload script breaks the strict CSP where dist/ is copied).
 serve: setup
-	trunk serve --offline
+	trunk serve --offline --dist target/serve
 
 build: setup
 	trunk build --release --offline

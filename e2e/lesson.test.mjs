@@ -224,6 +224,33 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
     });
   });
 
+  test('the calculator shows every input whole at 360 and 1440 px', async () => {
+    for (const viewport of [{ width: 360, height: 740 }, { width: 1440, height: 900 }]) {
+      await withLesson(q({ lang: 'ru' }), async (lab) => {
+        const calc = lab.page.locator('form[data-calc]');
+        await calc.locator('input[name=rps]').fill('1000000000');
+        const clipped = await calc.locator('input').evaluateAll((inputs) =>
+          inputs.filter((i) => i.scrollWidth > i.clientWidth).map((i) => `${i.name}=${i.value}`));
+        assert.deepEqual(clipped, [], `inputs whose value does not fit at ${viewport.width} px`);
+        assert.ok((await lab.scrollWidth()) <= viewport.width, 'no horizontal scroll');
+      }, { viewport });
+    }
+  });
+
+  test('a link with scenario, step or cmd opens scrolled to the lab; a plain one at the top', async () => {
+    const labTop = (lab) => lab.page.evaluate(() => Math.round(document.getElementById('lab').getBoundingClientRect().top));
+    for (const params of [{ scenario: 'ttl-expiry' }, { step: '3' }, { cmd: '0:ack' }]) {
+      await withLesson(q({ lang: 'en', ...params }), async (lab) => {
+        await lab.page.waitForFunction(() => Math.abs(document.getElementById('lab').getBoundingClientRect().top) < 2);
+        assert.ok(Math.abs(await labTop(lab)) < 2, `${JSON.stringify(params)}: the lab is at the top of the screen`);
+      });
+    }
+    await withLesson(q({ lang: 'en' }), async (lab) => {
+      assert.equal(await lab.page.evaluate(() => window.scrollY), 0, 'a link without them opens at the top');
+      assert.ok((await labTop(lab)) > 900, 'the lab is below the intro');
+    });
+  });
+
   test('a pitfall link opens its scenario at the decisive step; the code pane follows the steps', async () => {
     await withLesson(q({ lang: 'en' }), async (lab) => {
       await lab.page.locator('#anti-patterns a[data-scenario="counter-increment"]').first().click();

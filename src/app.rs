@@ -4,7 +4,7 @@
 
 use crate::lesson::{ui, Lang};
 use crate::narrate::fill;
-use crate::params::{Notice, Params};
+use crate::params::{echo, first_notices, Notice, Params};
 use crate::ui::controls::{self, Controls};
 use crate::ui::lesson::{Learn, LessonPart, Part};
 use crate::ui::panes::{Pane, Sequence, StatePane};
@@ -30,9 +30,11 @@ fn browser_lang() -> Lang {
 /// The page. `data-testid="app-ready"` appears once the wasm app has mounted.
 #[component]
 pub fn App() -> impl IntoView {
-    let lab = Lab::new(read_start());
+    let start = read_start();
+    let to_lab = start.to_lab;
+    let lab = Lab::new(start);
     provide_context(lab);
-    provide_context(Learn::new(lab));
+    provide_context(Learn::new(lab, to_lab));
     sync_url(lab);
     play_timer(lab);
     Effect::new(move |_| {
@@ -156,24 +158,25 @@ fn read_start() -> Start {
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
     let mut run = crate::ui::state::new_run(p.scenario, toggles, p.seed);
+    // Values from the URL are quoted shortened (`echo`); the markup writer escapes them.
     let mut texts: Vec<String> = notices
         .iter()
         .map(|n| match n {
-            Notice::UnknownScenario(v) => fill(ui.unknown_scenario, &[v]),
-            Notice::BadStep(v) => fill(ui.unknown_step, &[v]),
-            Notice::BadSeed(v) => fill(ui.bad_seed, &[v, &p.seed.to_string()]),
-            Notice::UnknownLang(v) => fill(ui.unknown_lang, &[v]),
-            Notice::BadSpeed(v) => fill(ui.bad_speed, &[v]),
-            Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[v]),
-            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[v]),
-            Notice::BadCommand(v) => fill(ui.bad_command, &[v]),
+            Notice::UnknownScenario(v) => fill(ui.unknown_scenario, &[&echo(v)]),
+            Notice::BadStep(v) => fill(ui.unknown_step, &[&echo(v)]),
+            Notice::BadSeed(v) => fill(ui.bad_seed, &[&echo(v), &p.seed.to_string()]),
+            Notice::UnknownLang(v) => fill(ui.unknown_lang, &[&echo(v)]),
+            Notice::BadSpeed(v) => fill(ui.bad_speed, &[&echo(v)]),
+            Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[&echo(v)]),
+            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[&echo(v)]),
+            Notice::BadCommand(v) => fill(ui.bad_command, &[&echo(v)]),
         })
         .collect();
     // Replay the reader's commands from the link, in order, each at its step.
     for (k, cmd) in &p.commands {
         let text = format!("{k}:{}", crate::params::command_text(cmd));
         if *k > run.len() || run.apply_at(*k, cmd.clone()).is_err() {
-            texts.push(fill(ui.bad_command, &[&text]));
+            texts.push(fill(ui.bad_command, &[&echo(&text)]));
         }
     }
     let len = run.len();
@@ -186,6 +189,10 @@ fn read_start() -> Start {
         Some(k) => k,
         None => 0,
     };
+    let (mut texts, more) = first_notices(texts);
+    if more > 0 {
+        texts.push(fill(ui.more_notices, &[&more.to_string()]));
+    }
     Start {
         lang,
         scenario: p.scenario,
@@ -195,6 +202,7 @@ fn read_start() -> Start {
         step,
         speed: p.speed,
         embed: p.embed,
+        to_lab: p.lab_link && !p.embed,
         reduced_motion: media("(prefers-reduced-motion: reduce)"),
         tall: is_narrow(),
         notices: texts,
@@ -258,6 +266,7 @@ fn sync_url(lab: Lab) {
             lang: Some(lab.lang.get()),
             speed: lab.speed.get(),
             embed: lab.embed,
+            lab_link: true,
             on: Vec::new(),
             off: Vec::new(),
             commands: lab.run.with(Params::commands_of),

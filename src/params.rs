@@ -27,6 +27,39 @@ pub fn speed_text(f: f64) -> &'static str {
     SPEEDS.iter().find(|(_, x)| *x == f).map_or("1", |(t, _)| t)
 }
 
+/// How many characters of a URL's value a notice quotes.
+pub const ECHO_CHARS: usize = 40;
+
+/// How many notices a link raises at most; the rest are counted, not listed.
+pub const MAX_NOTICES: usize = 5;
+
+/// A value from the URL as a notice quotes it: its first [`ECHO_CHARS`] characters,
+/// then "…" (a 10,000-character parameter must not become a 10,000-character notice).
+pub fn echo(v: &str) -> String {
+    match v.char_indices().nth(ECHO_CHARS) {
+        Some((i, _)) => format!("{}…", &v[..i]),
+        None => v.to_string(),
+    }
+}
+
+/// The notices of a link, each once, at most [`MAX_NOTICES`] of them, and how many
+/// more there were (`on=x,x,x,…` repeated a thousand times is one notice).
+pub fn first_notices(texts: Vec<String>) -> (Vec<String>, usize) {
+    let mut out: Vec<String> = Vec::new();
+    let mut more = 0;
+    for t in texts {
+        if out.contains(&t) {
+            continue;
+        }
+        if out.len() < MAX_NOTICES {
+            out.push(t);
+        } else {
+            more += 1;
+        }
+    }
+    (out, more)
+}
+
 /// Everything the URL can say, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
@@ -42,6 +75,9 @@ pub struct Params {
     pub speed: f64,
     /// Only the visualization, for an iframe.
     pub embed: bool,
+    /// The link names a scenario, a step or commands: it points at the lab, so the
+    /// page opens scrolled to it.
+    pub lab_link: bool,
     /// Toggles switched on / off against the scenario's defaults.
     pub on: Vec<Toggle>,
     pub off: Vec<Toggle>,
@@ -77,6 +113,7 @@ impl Params {
             lang: None,
             speed: 1.0,
             embed: false,
+            lab_link: false,
             on: Vec::new(),
             off: Vec::new(),
             commands: Vec::new(),
@@ -84,6 +121,7 @@ impl Params {
         let mut notices = Vec::new();
         let mut toggles: Vec<(String, bool)> = Vec::new();
         for (k, v) in pairs(query) {
+            p.lab_link |= matches!(k.as_str(), "scenario" | "step" | "cmd");
             match k.as_str() {
                 "scenario" => match scenario::ids().into_iter().find(|id| *id == v) {
                     Some(id) => p.scenario = id,
@@ -308,6 +346,21 @@ mod tests {
     }
 
     #[test]
+    fn a_link_with_scenario_step_or_cmd_points_at_the_lab() {
+        for q in [
+            "?scenario=ttl-expiry",
+            "?step=3",
+            "?lang=ru&cmd=0:ack",
+            "?scenario=nope",
+        ] {
+            assert!(parse(q).0.lab_link, "{q}");
+        }
+        for q in ["", "?lang=ru", "?seed=3&speed=2&embed=1"] {
+            assert!(!parse(q).0.lab_link, "{q}");
+        }
+    }
+
+    #[test]
     fn step_can_name_the_decisive_moment() {
         let (p, n) = parse("?scenario=ttl-expiry&step=decisive");
         assert!(n.is_empty(), "{n:?}");
@@ -360,6 +413,21 @@ mod tests {
         for (_, c) in &p.commands {
             assert_eq!(parse_command(&command_text(c)).as_ref(), Some(c));
         }
+    }
+
+    #[test]
+    fn notices_quote_at_most_forty_characters_and_only_a_few() {
+        assert_eq!(echo("short"), "short");
+        let long = "я".repeat(10_000);
+        assert_eq!(echo(&long), format!("{}…", "я".repeat(ECHO_CHARS)));
+        assert_eq!(echo(&"x".repeat(ECHO_CHARS)), "x".repeat(ECHO_CHARS));
+        let texts: Vec<String> = ["a", "b", "a", "c", "d", "e", "f", "g", "a"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (first, more) = first_notices(texts);
+        assert_eq!(first, ["a", "b", "c", "d", "e"]);
+        assert_eq!(more, 2);
     }
 
     #[test]

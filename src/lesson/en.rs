@@ -1015,6 +1015,11 @@ pub static UI: Ui = Ui {
     bad_command: "The link's action “{}” could not be replayed; it was left out.",
     invariants_hold: "hold",
     invariants_violated: "violated",
+    more_notices: "…and {} more problems in the link, left out.",
+    crash_title: "The lab has stopped",
+    crash_text: "An internal error stopped the lesson's program, so the page no longer responds. Reload to go on from where you were.",
+    crash_reload: "Reload the lesson",
+    crash_report: "If it happens again, please send us this link to the state the page was in:",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

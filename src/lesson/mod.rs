@@ -590,6 +590,14 @@ ui_struct! {
     bad_command,
     invariants_hold,
     invariants_violated,
+    /// After the first few notices of a link: `{}` is how many more were left out.
+    more_notices,
+    /// The box a panic leaves on the page (drawn without the reactive system).
+    crash_title,
+    crash_text,
+    crash_reload,
+    /// Before the link to the state the page was in.
+    crash_report,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

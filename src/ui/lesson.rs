@@ -54,8 +54,9 @@ pub struct Learn {
 
 impl Learn {
     /// Reads the stored progress, starts fetching the text the lab shows and
-    /// installs the page's delegated listeners.
-    pub fn new(lab: Lab) -> Learn {
+    /// installs the page's delegated listeners. `to_lab`: the link points at the
+    /// lab, so the page scrolls to it once the prose above it has arrived.
+    pub fn new(lab: Lab, to_lab: bool) -> Learn {
         let storage = window().local_storage().ok().flatten();
         if storage.is_none() {
             lab.notices
@@ -124,6 +125,20 @@ impl Learn {
                 }
             }
         });
+        if to_lab {
+            // Once, when the sections are in (or failed): before that the lab's place moves.
+            Effect::new(move |done: Option<bool>| {
+                if done == Some(true) || learn.sections.with(Option::is_none) {
+                    return done.unwrap_or(false);
+                }
+                request_animation_frame(|| {
+                    if let Some(el) = document().get_element_by_id("lab") {
+                        el.scroll_into_view();
+                    }
+                });
+                true
+            });
+        }
         listen(lab, learn);
         learn
     }

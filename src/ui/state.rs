@@ -54,6 +54,8 @@ pub struct Start {
     pub step: usize,
     pub speed: f64,
     pub embed: bool,
+    /// The link points at the lab: open the page scrolled to it.
+    pub to_lab: bool,
     pub reduced_motion: bool,
     pub tall: bool,
     pub notices: Vec<String>,
