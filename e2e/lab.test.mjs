@@ -86,7 +86,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     const host = [
       ['naive-post', 1, 15, '2.617 s'],
       ['idempotency-key', 42, 23, '2.267 s'],
-      ['concurrent-duplicates', 7, 33, '0.527 s'],
+      ['concurrent-duplicates', 7, 33, '0.524 s'],
     ];
     for (const [scenario, seed, steps, clock] of host) {
       await withLab(q({ scenario, seed, lang: 'en' }), async (lab) => {
