@@ -11,9 +11,7 @@ use crate::net::{
 };
 use crate::redis::{self, Redis};
 use crate::rng::Rng;
-use crate::scenario::{
-    Handler, KeyMode, KeyStore, OpSpec, Phase, Scenario, Toggle, Toggles, When,
-};
+use crate::scenario::{Handler, KeyMode, KeyStore, OpSpec, Phase, Scenario, Toggle, Toggles, When};
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -927,7 +925,10 @@ impl World {
                 self.resume_woken(woken, hs);
             }
             (NodeId::Processor, Payload::Charge { amount, key, op }) => {
-                let known = key.as_ref().and_then(|k| self.processor.by_key.get(k)).copied();
+                let known = key
+                    .as_ref()
+                    .and_then(|k| self.processor.by_key.get(k))
+                    .copied();
                 if known.is_some_and(|i| self.processor.charges[i].amount != amount) {
                     // A processor checks a reused key's parameters, as Stripe does.
                     self.send(
@@ -941,26 +942,25 @@ impl World {
                     );
                     return;
                 }
-                let (charge, replayed) =
-                    match known {
-                        Some(i) => (self.processor.charges[i].id.clone(), true),
-                        None => {
-                            let id = format!("ch_{}", self.processor.charges.len() + 1);
-                            self.processor.charges.push(Charge {
-                                id: id.clone(),
-                                amount,
-                                key: key.clone(),
-                                at: self.now,
-                                op,
-                            });
-                            if let Some(k) = &key {
-                                self.processor
-                                    .by_key
-                                    .insert(k.clone(), self.processor.charges.len() - 1);
-                            }
-                            (id, false)
+                let (charge, replayed) = match known {
+                    Some(i) => (self.processor.charges[i].id.clone(), true),
+                    None => {
+                        let id = format!("ch_{}", self.processor.charges.len() + 1);
+                        self.processor.charges.push(Charge {
+                            id: id.clone(),
+                            amount,
+                            key: key.clone(),
+                            at: self.now,
+                            op,
+                        });
+                        if let Some(k) = &key {
+                            self.processor
+                                .by_key
+                                .insert(k.clone(), self.processor.charges.len() - 1);
                         }
-                    };
+                        (id, false)
+                    }
+                };
                 hs.push(Happening::Charged {
                     charge: charge.clone(),
                     amount,
@@ -1845,9 +1845,7 @@ impl World {
         match (h.phase, input) {
             // The ledger has committed: a cache write that fails or times out does not change the answer.
             (Phase::StoreResponse, _) => Self::answer(h, amount),
-            (_, Input::Timeout) => {
-                Act::Respond(503, Reply::Error("upstream_timeout"), false)
-            }
+            (_, Input::Timeout) => Act::Respond(503, Reply::Error("upstream_timeout"), false),
             (Phase::Receive, _) => match (cfg, &key) {
                 (None, _) => start_work(None),
                 (Some(_), None) => {
@@ -1992,7 +1990,10 @@ impl World {
             }
             (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
                 let t = self.db.table("payments").expect("table");
-                let id = rows[0][t.col("id")].as_text().unwrap_or_default().to_string();
+                let id = rows[0][t.col("id")]
+                    .as_text()
+                    .unwrap_or_default()
+                    .to_string();
                 let paid = rows[0][t.col("amount")].as_int().unwrap_or(0);
                 self.update(h, |m| m.existing = Some((id, paid)));
                 let h = self.handling(h.node, h.id).cloned().expect("live");

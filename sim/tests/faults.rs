@@ -104,7 +104,12 @@ fn counter_increment_a_crash_and_a_restart_count_one_like() {
     let mut r = defended("counter-increment", 28);
     r.apply_at(6, Command::Crash(NodeId::Api(0))).unwrap();
     r.apply_at(14, Command::Restart(NodeId::Api(0))).unwrap();
-    assert_eq!(r.end().int_cell("posts", "likes"), Some(101), "{}", r.text());
+    assert_eq!(
+        r.end().int_cell("posts", "likes"),
+        Some(101),
+        "{}",
+        r.text()
+    );
     assert!(statements_lost_to_a_closed_session(&r) >= 1);
 }
 
@@ -193,14 +198,20 @@ fn concurrent_duplicates_a_fenced_owner_rolls_back_and_answers_with_the_winner()
         for k in 0..base.len() {
             let mut r = base.clone();
             r.apply_at(k, Command::AdvanceClock(Millis::HOUR)).unwrap();
-            assert_eq!((charges(&r), ledger(&r).len()), (1, 1), "seed {seed} at {k}");
+            assert_eq!(
+                (charges(&r), ledger(&r).len()),
+                (1, 1),
+                "seed {seed} at {k}"
+            );
             fenced += r
                 .trace
                 .iter()
                 .flat_map(|rec| &rec.happenings)
-                .filter(|h| matches!(h, Happening::Sql { sql, outcome, .. }
+                .filter(|h| {
+                    matches!(h, Happening::Sql { sql, outcome, .. }
                     if sql.starts_with("UPDATE idempotency_keys SET status = 'completed'")
-                        && outcome == "UPDATE 0"))
+                        && outcome == "UPDATE 0")
+                })
                 .count();
         }
     }
@@ -219,7 +230,12 @@ fn idempotency_key_a_crash_after_the_claim_is_not_stuck_for_a_day() {
     r.apply_at(claimed, Command::Crash(NodeId::Api(0))).unwrap();
     r.apply_at(claimed + 1, Command::Restart(NodeId::Api(0)))
         .unwrap();
-    assert_eq!(belief(&r), Belief::Succeeded("pay_1".into()), "{}", r.text());
+    assert_eq!(
+        belief(&r),
+        Belief::Succeeded("pay_1".into()),
+        "{}",
+        r.text()
+    );
     assert_eq!((charges(&r), ledger(&r).len()), (1, 1));
     let lease = format!("NX PX {}", CLAIM_LEASE.0);
     assert!(r.text().contains(&lease));
@@ -231,7 +247,10 @@ fn idempotency_key_a_crash_after_the_claim_is_not_stuck_for_a_day() {
 #[test]
 fn an_external_debit_without_an_account_is_refused_not_a_panic() {
     for s in scenario::all() {
-        let has_account = s.tables(s.default_toggles()).iter().any(|t| t.name == "accounts");
+        let has_account = s
+            .tables(s.default_toggles())
+            .iter()
+            .any(|t| t.name == "accounts");
         let mut w = World::new(Arc::new(s.clone()), Config::defaults(&s, 1));
         let r = w.apply(&Command::ExternalDebit { amount: 5 });
         assert_eq!(r.is_ok(), has_account, "{}", s.id);
@@ -310,7 +329,15 @@ fn postgres_keys_expire_after_their_ttl() {
     let toggles = s.defended().with(Toggle::KeyToProcessor, false);
     let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
     let first_done = r
-        .find(|h| matches!(h, Happening::Belief { op: 0, belief: Belief::Succeeded(_) }))
+        .find(|h| {
+            matches!(
+                h,
+                Happening::Belief {
+                    op: 0,
+                    belief: Belief::Succeeded(_)
+                }
+            )
+        })
         .unwrap();
     r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
         .unwrap();
@@ -342,7 +369,15 @@ fn the_processor_refuses_a_reused_key_with_other_parameters() {
     let toggles = s.defended().with(Toggle::Fingerprint, true);
     let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
     let first_done = r
-        .find(|h| matches!(h, Happening::Belief { op: 0, belief: Belief::Succeeded(_) }))
+        .find(|h| {
+            matches!(
+                h,
+                Happening::Belief {
+                    op: 0,
+                    belief: Belief::Succeeded(_)
+                }
+            )
+        })
         .unwrap();
     r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
         .unwrap();
@@ -360,7 +395,11 @@ fn the_processor_refuses_a_reused_key_with_other_parameters() {
 fn a_completed_key_is_never_overwritten_by_an_error() {
     // Once: fail() could overwrite a completed 201 with a 503. Nothing stores
     // an error now; a completed answer only ever replays.
-    for id in ["idempotency-key", "crash-after-charge", "concurrent-duplicates"] {
+    for id in [
+        "idempotency-key",
+        "crash-after-charge",
+        "concurrent-duplicates",
+    ] {
         for seed in 0..10 {
             let r = defended(id, seed);
             assert!(!r.text().contains("\"error\""), "{id} seed {seed}");

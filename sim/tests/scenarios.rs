@@ -331,11 +331,7 @@ fn idempotency_key_replays_the_stored_response() {
         redis[1],
         format!("SET idem:u42:K1 {stored} PX 86400000 → OK")
     );
-    assert!(
-        redis[2].ends_with(" NX PX 3000 → (nil)"),
-        "{}",
-        redis[2]
-    );
+    assert!(redis[2].ends_with(" NX PX 3000 → (nil)"), "{}", redis[2]);
     assert_eq!(
         redis[3],
         format!("GET idem:u42:K1 → \"{}\"", stored.trim_matches('\''))
@@ -1583,4 +1579,3 @@ fn snapshot_counter_increment_with_op_dedup() {
         "counter-increment.op-dedup",
     );
 }
-

@@ -213,9 +213,8 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             l.scenario
         );
         // Each fault class of the limit breaks something, and each invariant breaks somewhere.
-        let shows = |class: &Class, inv: &Invariant| {
-            seen_limits.contains(&(l.scenario, *class, *inv))
-        };
+        let shows =
+            |class: &Class, inv: &Invariant| seen_limits.contains(&(l.scenario, *class, *inv));
         for class in l.classes {
             assert!(
                 l.breaks.iter().any(|inv| shows(class, inv)),

@@ -436,7 +436,10 @@ fn code_line_map_matches_the_code() {
                 (concurrent_duplicates::CHARGE, "processor.charge"),
                 (concurrent_duplicates::BEGIN, "BEGIN"),
                 (concurrent_duplicates::INSERT_LEDGER, "INSERT INTO payments"),
-                (concurrent_duplicates::STORE_RESPONSE, "status = 'completed'"),
+                (
+                    concurrent_duplicates::STORE_RESPONSE,
+                    "status = 'completed'",
+                ),
                 (concurrent_duplicates::COMMIT, "COMMIT"),
                 (concurrent_duplicates::REPLY, "return 201"),
             ],
