@@ -407,3 +407,39 @@ fn a_completed_key_is_never_overwritten_by_an_error() {
     }
     let _ = Toggles::default();
 }
+
+// ---------------------------------------------------------------- liveness
+
+#[test]
+fn liveness_is_judged_once_the_run_is_quiet() {
+    use idem_sim::invariant::Expect;
+    assert_eq!(Invariant::DefiniteAnswer.expect(), Expect::Eventually);
+    assert_eq!(Invariant::LedgerMatchesCharges.expect(), Expect::AtRest);
+    assert_eq!(Invariant::AtMostOnceCharge.expect(), Expect::Always);
+    // While the app still waits for its answer, "eventually" is not yet broken…
+    let r = defended("idempotency-key", 1);
+    let waiting = r
+        .find(|h| matches!(h, Happening::ClientTimeout { .. }))
+        .unwrap();
+    assert!(r.state_at(waiting).invariants[&Invariant::DefiniteAnswer]);
+    // …and at the end it holds.
+    assert!(r.end().invariants[&Invariant::DefiniteAnswer]);
+}
+
+#[test]
+fn liveness_breaks_when_the_fault_never_stops() {
+    // The only instance crashes after the claim and nobody restarts it: every
+    // retry is lost, the app runs out of attempts and gives up. The claim's
+    // lease is not the cause here (it would have let a retry resume).
+    let base = defended("idempotency-key", 1);
+    let claimed = base
+        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply == "OK"))
+        .unwrap();
+    let mut r = base;
+    r.apply_at(claimed, Command::Crash(NodeId::Api(0))).unwrap();
+    assert_eq!(belief(&r), Belief::GaveUp);
+    assert!(!r.end().invariants[&Invariant::DefiniteAnswer]);
+    assert_eq!(r.first_violation(Invariant::DefiniteAnswer), Some(r.len()));
+    // Safety still holds: nothing was charged twice.
+    assert!(r.end().invariants[&Invariant::AtMostOnceCharge]);
+}
