@@ -1,7 +1,8 @@
 //! The single-fault sweep: for every scenario's defended configuration and
 //! [`SEEDS`] seeds, at every step of the run, apply each single fault the
 //! reader can cause there — crash or restart each crashable node, lose each
-//! message in flight, move the clock by an hour, fire two parallel copies —
+//! message in flight or the next response, move the clock by an hour, fire
+//! two parallel copies —
 //! run to the end, and check the safety invariants and liveness.
 //!
 //! A fault strikes between any two events, not only at a handler's phase
@@ -120,6 +121,7 @@ fn single_faults(w: &World) -> Vec<(Class, Command)> {
     }
     v.push((Class::Clock, Command::AdvanceClock(Millis::HOUR)));
     if !w.client.ops.is_empty() {
+        v.push((Class::Loss, Command::LoseNextResponse));
         v.push((Class::Parallel, Command::ParallelRetries(2)));
     }
     v

@@ -499,7 +499,7 @@ pub static LESSON: Lesson = Lesson {
                 "if cached: return cached",
                 "charge = processor.charge(card, 100, idempotency_key: K1)",
                 "BEGIN",
-                "INSERT INTO payments (id, user_id, amount) VALUES ('pay_1', 42, 100)",
+                "INSERT INTO payments (id, user_id, amount, idempotency_key) VALUES ('pay_1', 42, 100, 'K1') ON CONFLICT DO NOTHING",
                 "INSERT INTO idempotency_keys (user_id, key, response) VALUES (42, 'K1', '{201, pay_1}')",
                 "COMMIT",
                 "redis.SET idem:u42:K1 '{201, pay_1}' PX 86400000   // a cache; may be lost",
