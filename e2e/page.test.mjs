@@ -5,7 +5,11 @@ import { after, before, describe, test } from 'node:test';
 
 import { launchChromium } from './browser.mjs';
 import { assertDistBuilt, DIST } from './dist.mjs';
-import { LINK_IDS, LessonPage, NODE_IDS } from './lesson-page.mjs';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+
+import { ARTIFACTS, LINK_IDS, LessonPage, NODE_IDS } from './lesson-page.mjs';
 import { CSP, startServer } from './server.mjs';
 
 const SUB_PATH = '/courses/reliability/idempotency-lab/';
@@ -84,6 +88,73 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       }
       await lesson.screenshot('page-360.png');
     });
+  });
+
+  test('inside an LMS iframe of another origin it posts its height whenever it changes', async () => {
+    const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+    const host = new LessonPage(await context.newPage());
+    // A host page of another origin (localhost, not 127.0.0.1, another port) that acts as
+    // Canvas does: it resizes the frame on lti.frameResize and records every message. Its
+    // own tiny server, so it is not under the lesson's CSP.
+    const html = `<!doctype html><html><head><title>LMS</title></head><body style="margin:0">
+<iframe id="lesson" src="${subPathServer.url}?embed=1&lang=en&scenario=idempotency-key" title="Idempotency Lab" style="width:100%;height:300px;border:0"></iframe>
+<script>
+  window.messages = [];
+  addEventListener('message', (e) => {
+    const data = typeof e.data === 'string' ? JSON.parse(e.data) : e.data;
+    window.messages.push({ origin: e.origin, raw: typeof e.data, data });
+    if (data.subject === 'lti.frameResize') document.getElementById('lesson').style.height = data.height + 'px';
+  });
+</script></body></html>`;
+    const lmsServer = createServer((req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(html));
+    await new Promise((resolve) => lmsServer.listen(0, '127.0.0.1', resolve));
+    const lms = `http://localhost:${lmsServer.address().port}/course/unit-1`;
+    try {
+      await host.page.goto(lms);
+      const frame = host.page.frameLocator('iframe');
+      await frame.getByTestId('app-ready').waitFor({ timeout: 20_000 });
+      await host.page.waitForLoadState('networkidle');
+      const messages = () => host.page.evaluate(() => window.messages);
+      // The frame's height on the host page, and the lesson's height inside it (another origin).
+      const fits = async () => ({
+        frame: await host.page.evaluate(() => document.getElementById('lesson').getBoundingClientRect().height),
+        content: await host.page.frames()[1].evaluate(() => document.documentElement.scrollHeight),
+        inner: await host.page.frames()[1].evaluate(() => window.innerHeight),
+      });
+      // The frame was resized to the lesson: it no longer scrolls inside.
+      await host.page.waitForFunction(() => {
+        const f = document.getElementById('lesson');
+        return f.getBoundingClientRect().height > 1000;
+      });
+      const first = await messages();
+      const lti = first.filter((m) => m.data.subject === 'lti.frameResize');
+      const own = first.filter((m) => m.data.type === 'idempotency-lab:height');
+      assert.ok(lti.length > 0 && own.length === lti.length, `both messages, as often: ${JSON.stringify(first)}`);
+      assert.equal(lti[0].raw, 'string', 'lti.frameResize is a JSON string, as Canvas and Sakai expect');
+      assert.equal(own[0].raw, 'object');
+      assert.equal(lti[0].origin, subPathServer.origin);
+      assert.deepEqual(Object.keys(lti.at(-1).data).sort(), ['height', 'subject']);
+      const before = lti.at(-1).data.height;
+      assert.equal(own.at(-1).data.height, before);
+      assert.equal(Math.round((await fits()).frame), before, 'the host set the frame to the posted height');
+      // A narrower window: the lesson reflows, taller; the page says so, once per change.
+      await host.page.setViewportSize({ width: 420, height: 768 });
+      await host.page.waitForFunction((h) =>
+        window.messages.filter((m) => m.data.subject === 'lti.frameResize').at(-1).data.height > h, before);
+      await host.page.waitForTimeout(300);
+      const after = (await messages()).filter((m) => m.data.subject === 'lti.frameResize');
+      const heights = after.map((m) => m.data.height);
+      assert.ok(heights.every((h, i) => i === 0 || h !== heights[i - 1]), `only changes are posted: ${heights}`);
+      const { frame: fh, content, inner } = await fits();
+      assert.ok(Math.abs(fh - content) <= 1 && content <= inner, `the frame fits the lesson: frame ${fh}, content ${content}, inner ${inner}`);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await host.page.screenshot({ path: path.join(ARTIFACTS, 'lms-iframe-420.png') });
+      assert.deepEqual(host.problems, [], 'no console error, page error or failed request');
+    } finally {
+      await context.close();
+      lmsServer.closeAllConnections();
+      await new Promise((resolve) => lmsServer.close(resolve));
+    }
   });
 
   test('runs from a sub-path inside an iframe (relative asset paths)', async () => {
