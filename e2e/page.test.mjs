@@ -157,6 +157,42 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
     }
   });
 
+  test('a panic shows a box in the reader\'s language with a reload link to the same state', async () => {
+    for (const [lang, title, reload] of [['ru', 'Лаборатория остановилась', 'Перезагрузить урок'], ['en', 'The lab has stopped', 'Reload the lesson']]) {
+      const lesson = await LessonPage.open(browser, `${server.url}?lang=${lang}&scenario=ttl-expiry&seed=5`, { width: 360, height: 740 });
+      try {
+        await lesson.page.getByTestId('btn-step').click();
+        await lesson.page.waitForFunction(() => /^\s*1\s*\//.test(document.querySelector('[data-testid=step-counter]').textContent));
+        const state = lesson.page.url();
+        assert.match(state, /step=1/);
+        // The test-only trigger: an event only a script of the page's origin can send.
+        await lesson.page.evaluate(() => setTimeout(() => dispatchEvent(new Event('idempotency-lab:panic'))));
+        const box = lesson.page.getByTestId('crash');
+        await box.waitFor({ timeout: 5_000 });
+        assert.equal(await box.locator('h2').textContent(), title);
+        assert.equal(await box.getAttribute('role'), 'alert');
+        assert.equal(await lesson.page.getByTestId('crash-reload').textContent(), reload);
+        assert.equal(await lesson.page.evaluate(() => document.activeElement?.dataset.testid), 'crash-reload');
+        assert.equal(await lesson.page.getByTestId('crash-link').textContent(), state, 'the link to report is the current state');
+        assert.match(await box.textContent(), /idempotency-lab:panic/, 'what happened');
+        const b = await box.boundingBox();
+        assert.ok(b.x >= 0 && b.x + b.width <= 360 && b.y >= 0, `the box is on screen: ${JSON.stringify(b)}`);
+        if (lang === 'ru') await lesson.page.screenshot({ path: path.join(ARTIFACTS, 'crash-360.png') });
+        // The module is gone (its trap is the one expected error); reloading restores the state.
+        assert.deepEqual(lesson.problems, ['page error: unreachable'], 'only the trap');
+        lesson.problems.length = 0;
+        await lesson.page.getByTestId('crash-reload').click();
+        await lesson.page.waitForSelector('[data-testid="app-ready"]');
+        await lesson.page.waitForFunction(() => /^\s*1\s*\//.test(document.querySelector('[data-testid=step-counter]').textContent));
+        assert.equal(await lesson.page.getByTestId('crash').count(), 0);
+        await lesson.page.waitForLoadState('networkidle');
+        assert.deepEqual(lesson.problems, []);
+      } finally {
+        await lesson.close();
+      }
+    }
+  });
+
   test('runs from a sub-path inside an iframe (relative asset paths)', async () => {
     const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
     const host = new LessonPage(await context.newPage());

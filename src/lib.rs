@@ -6,9 +6,11 @@
 //! - [`ui`]: the lab's components and its state ([`ui::state::Lab`]).
 //! - [`lesson`]: every text of the page, in Russian and English, as data.
 //! - [`render`]: the state panes, narration, outcome and sequence diagram as markup.
+//! - [`crash`]: the panic hook's friendly failure box.
 //! - [`params`], [`narrate`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
 
 pub mod app;
+pub mod crash;
 pub mod html;
 pub mod layout;
 pub mod lesson;

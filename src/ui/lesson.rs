@@ -208,7 +208,14 @@ fn listen(lab: Lab, learn: Learn) {
     let handler =
         Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
     for kind in [
-        "click", "change", "input", "submit", "keydown", "resize", "storage",
+        "click",
+        "change",
+        "input",
+        "submit",
+        "keydown",
+        "resize",
+        "storage",
+        crate::crash::PANIC_EVENT,
     ] {
         let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
     }
@@ -276,6 +283,8 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
             }
         }
         "resize" => lab.tall.set(crate::app::is_narrow()),
+        // The end-to-end test of the failure box (see `crate::crash`).
+        crate::crash::PANIC_EVENT => panic!("{}", crate::crash::PANIC_EVENT),
         // Another tab saved its progress: take it, so this tab does not write over it.
         "storage" => {
             if let Some(s) = e
