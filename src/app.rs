@@ -304,7 +304,13 @@ pub fn on_key(lab: Lab, e: &web_sys::KeyboardEvent) {
         .as_ref()
         .map(|el| el.tag_name().to_ascii_lowercase())
         .unwrap_or_default();
-    let native = matches!(tag.as_str(), "input" | "select" | "textarea" | "a")
+    // A focused scrollable region (a listing, a wide table, the sequence diagram) scrolls
+    // with the keys, as it would anywhere else.
+    let region = target
+        .as_ref()
+        .is_some_and(|t| t.closest("[role=region]").ok().flatten().is_some());
+    let native = region
+        || matches!(tag.as_str(), "input" | "select" | "textarea" | "a")
         || (tag == "button" && e.key() == " ")
         || e.alt_key()
         || e.ctrl_key()

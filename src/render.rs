@@ -123,10 +123,19 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
             );
         }
         h.close("ul").close("div");
-        h.open("div", &[("class", "table__scroll")])
-            .open("table", &[])
-            .open("thead", &[])
-            .open("tr", &[]);
+        // A wide table scrolls sideways: a focusable region named after the table.
+        h.open(
+            "div",
+            &[
+                ("class", "table__scroll"),
+                ("tabindex", "0"),
+                ("role", "region"),
+                ("aria-label", t.name),
+            ],
+        )
+        .open("table", &[])
+        .open("thead", &[])
+        .open("tr", &[]);
         for c in &t.columns {
             h.el("th", &[], c);
         }
@@ -477,7 +486,13 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
     if let Some(c) = command {
         h.open(
             "pre",
-            &[("class", "command"), ("data-testid", "step-command")],
+            &[
+                ("class", "command"),
+                ("data-testid", "step-command"),
+                ("tabindex", "0"),
+                ("role", "region"),
+                ("aria-label", ui.listing),
+            ],
         )
         .el("code", &[], &c)
         .close("pre");
@@ -596,7 +611,8 @@ pub fn topology(
         "svg",
         &[
             ("viewBox", &vb),
-            ("role", "img"),
+            // A group, not an img: its messages in flight are buttons.
+            ("role", "group"),
             ("aria-label", ui.lab_title),
         ],
     );
@@ -751,7 +767,8 @@ pub fn topology(
         let id = m.id.0.to_string();
         // A message still on its way can be lost by the reader: a keyboard-reachable button.
         let live = w.msgs.get(&m.id).is_some_and(|m| m.fate == Fate::Deliver);
-        let name = fill(ui.lose_message, &[&label]);
+        // The accessible name contains the visible tag ("charge +2").
+        let name = fill(ui.lose_message, &[if tagged { &tag } else { &label }]);
         h.open(
             "g",
             &[
@@ -764,9 +781,11 @@ pub fn topology(
                 (if live { "aria-label" } else { "" }, &name),
             ],
         );
-        h.el("title", &[], &label);
         h.void("circle", &[("class", "msg__dot"), ("r", "6")]);
         if !tagged {
+            // A dot names its message in a tooltip; a tag shows it (a title as well would
+            // read twice, and no longer match the button's name).
+            h.el("title", &[], &label);
             h.el("text", &[("class", "msg__x"), ("x", "-5"), ("y", "5")], "✕");
             h.close("g");
             continue;

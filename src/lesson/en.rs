@@ -1019,6 +1019,7 @@ pub static UI: Ui = Ui {
     crash_title: "The lab has stopped",
     crash_text: "An internal error stopped the lesson's program, so the page no longer responds. Reload to go on from where you were.",
     crash_reload: "Reload the lesson",
+    listing: "Code listing",
     crash_report: "If it happens again, please send us this link to the state the page was in:",
 };
 

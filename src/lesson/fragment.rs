@@ -161,7 +161,13 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
                 let _ = write!(out, "<p>{}</p>", prose(t));
             }
             Block::Code(c) => {
-                let _ = write!(out, "<pre class=\"listing\"><code>{}</code></pre>", text(c));
+                // A listing may scroll sideways: a focusable region, so keys can scroll it.
+                let _ = write!(
+                    out,
+                    "<pre class=\"listing\" tabindex=\"0\" role=\"region\" aria-label=\"{}\"><code>{}</code></pre>",
+                    l.ui.listing,
+                    text(c)
+                );
             }
             Block::List(items) => {
                 out.push_str("<ul>");

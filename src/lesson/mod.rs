@@ -598,6 +598,8 @@ ui_struct! {
     crash_reload,
     /// Before the link to the state the page was in.
     crash_report,
+    /// Accessible name of a code listing of the prose (a scrollable region).
+    listing,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

@@ -426,7 +426,8 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 .with(|r| codemap::current(&r.trace, id, lab.cursor.get()));
             let code = learn.part(id, "code").unwrap_or_default();
             format!(
-                "<h3>{}</h3><ol class=\"code\">{}</ol>",
+                "<h3>{}</h3><ol class=\"code\" tabindex=\"0\" aria-label=\"{}\">{}</ol>",
+                ui.pane_code,
                 ui.pane_code,
                 codemap::listing(&code, cur)
             )

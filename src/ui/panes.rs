@@ -93,7 +93,7 @@ pub fn Sequence() -> impl IntoView {
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
             <h3>{ui.pane_sequence}</h3>
-            <div class="sequence" inner_html=markup></div>
+            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=markup></div>
         </section>
     }
 }
