@@ -397,7 +397,11 @@ fn a_completed_key_is_never_overwritten_by_an_error() {
     // `status = 'processing'`, so it could overwrite a completed 201. Now no
     // error is ever stored, and the key's answer names a payment of the ledger:
     // checked under every single fault, at every step, on a few seeds.
-    for id in ["idempotency-key", "crash-after-charge", "concurrent-duplicates"] {
+    for id in [
+        "idempotency-key",
+        "crash-after-charge",
+        "concurrent-duplicates",
+    ] {
         for seed in 0..4 {
             let base = defended(id, seed);
             for k in 0..base.len() {
@@ -414,7 +418,10 @@ fn a_completed_key_is_never_overwritten_by_an_error() {
                         continue;
                     }
                     let text = r.text();
-                    assert!(!text.contains("\"error\""), "{id} seed {seed}: {f:?} at {k}");
+                    assert!(
+                        !text.contains("\"error\""),
+                        "{id} seed {seed}: {f:?} at {k}"
+                    );
                     let stored = stored_payment(r.end());
                     if let Some(p) = stored {
                         assert!(
