@@ -15,6 +15,7 @@
 //! - [`invariant`]: named properties checked after every step.
 
 pub mod db;
+pub mod explore;
 pub mod http;
 pub mod invariant;
 pub mod net;
