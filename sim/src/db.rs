@@ -7,6 +7,7 @@
 
 use crate::vecmap::VecMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// A cell value.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -718,6 +719,41 @@ impl Db {
             }
             Stmt::Begin | Stmt::Commit | Stmt::Rollback => unreachable!("handled by run"),
         }
+    }
+}
+
+impl Db {
+    /// Feeds the database's state to `h`, for the explorer's fingerprints:
+    /// rows, sessions, waiting statements and which unique indexes are present.
+    /// Leaves out what a scenario fixes (table names, columns, index names) and
+    /// the id counters (`next_tx`, `next_row`), which are bookkeeping.
+    pub(crate) fn hash_state<H: Hasher>(&self, h: &mut H) {
+        // Exhaustive on purpose: a new field does not compile until it is decided here.
+        let Db {
+            tables,
+            sessions,
+            waiting,
+            next_tx: _,
+            closed,
+        } = self;
+        h.write_usize(tables.len());
+        for t in tables {
+            let Table {
+                name: _,
+                columns: _,
+                unique,
+                rows,
+                next_row: _,
+            } = t;
+            h.write_usize(unique.len());
+            for ix in unique {
+                ix.present.hash(h);
+            }
+            rows.hash(h);
+        }
+        sessions.hash(h);
+        waiting.hash(h);
+        closed.hash(h);
     }
 }
 

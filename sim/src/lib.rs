@@ -11,10 +11,13 @@
 //! - [`world::World`]: the state; `step()` fires one event, `apply()` a command.
 //! - [`trace`]: what each step did, as data for the page and the tests.
 //! - [`run::Run`]: a whole run with time travel and branching.
+//! - [`mod@explore`]: every order of events and faults within a bound, breadth
+//!   first: the shortest path to each broken invariant, the outcomes.
 //! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
 //! - [`invariant`]: named properties checked after every step.
 
 pub mod db;
+pub mod explore;
 pub mod http;
 pub mod invariant;
 pub mod net;
@@ -27,6 +30,7 @@ pub mod trace;
 pub mod vecmap;
 pub mod world;
 
+pub use explore::{explore, Bound, Choice, Report};
 pub use invariant::Invariant;
 pub use net::{MsgId, NodeId};
 pub use run::Run;

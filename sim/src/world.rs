@@ -388,14 +388,6 @@ pub enum Event {
 /// A queued event's place: (time, sequence number).
 pub type EventKey = (Millis, u64);
 
-/// A choice the world can make at a step, listed as data for an explorer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Choice {
-    Fire(EventKey),
-    Lose(MsgId),
-    Crash(NodeId),
-}
-
 /// How long a handler waits for a store or the processor before it answers 503.
 const STORE_DEADLINE: Millis = Millis(3_000);
 /// How long a claim (a key marked `processing`) is held before another request
@@ -564,35 +556,6 @@ impl World {
         self.queue.is_empty()
     }
 
-    /// Every choice the world could make now: fire any pending event (in any
-    /// order), lose any message in flight, crash any node that can crash.
-    pub fn choices(&self) -> Vec<Choice> {
-        let mut v: Vec<Choice> = self.queue.keys().map(|k| Choice::Fire(*k)).collect();
-        v.extend(
-            self.msgs
-                .values()
-                .filter(|m| m.fate == Fate::Deliver)
-                .map(|m| Choice::Lose(m.id)),
-        );
-        v.extend(
-            self.scenario
-                .nodes()
-                .into_iter()
-                .filter(|n| n.can_crash() && self.is_up(*n))
-                .map(Choice::Crash),
-        );
-        v
-    }
-
-    /// Takes a choice. `Fire` is a step; the others are commands.
-    pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
-        match c {
-            Choice::Fire(k) => self.fire(*k),
-            Choice::Lose(m) => self.apply(&Command::Lose(*m)).unwrap_or_default(),
-            Choice::Crash(n) => self.apply(&Command::Crash(*n)).unwrap_or_default(),
-        }
-    }
-
     /// Fires the earliest event that does something (a stale timer, such as
     /// the timeout of an attempt that was already answered, is skipped as part
     /// of the same step). Returns what happened (empty when quiet).
@@ -606,7 +569,7 @@ impl World {
         Vec::new()
     }
 
-    fn fire(&mut self, key: EventKey) -> Vec<Happening> {
+    pub(crate) fn fire(&mut self, key: EventKey) -> Vec<Happening> {
         let Some(ev) = self.queue.remove(&key) else {
             return Vec::new();
         };

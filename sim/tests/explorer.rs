@@ -10,8 +10,9 @@
 //! fire in time order, so the client never retries before its timeout.
 //! One test adds `Choice::Crash`: the API may die between any two events.
 
+use idem_sim::explore::Choice;
 use idem_sim::scenario::{self, Op, OpSpec, Scenario, Toggle};
-use idem_sim::world::{Choice, Event};
+use idem_sim::world::Event;
 use idem_sim::{Config, Invariant, Millis, NodeId, Toggles, World};
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;

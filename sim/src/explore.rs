@@ -1,0 +1,898 @@
+//! Exhaustive, bounded exploration of what can happen to a world.
+//!
+//! A world lists its [`Choice`]s ([`World::choices`]): fire a pending event
+//! (messages may race), lose a message in flight, crash or restart a node,
+//! fast-forward the clock. [`explore`] tries them breadth first, within a
+//! [`Bound`], from a start world, and reports every invariant some reachable
+//! world breaks, each with the *shortest* path of choices that breaks it, and
+//! a histogram of the quiet end states ([`Outcome`]s).
+//!
+//! Visited worlds are kept as 64-bit fingerprints only ([`World::fingerprint`]):
+//! a hash of the world's canonical form, which leaves out pure bookkeeping
+//! (event sequence numbers, message ids, id counters). Two different worlds
+//! could share a fingerprint; with 64 bits and a million states the odds are
+//! about one in 10⁷ per exploration, and a collision can only hide a state,
+//! never invent a violation (every reported path is replayable).
+//!
+//! The bound ([`Bound`]): at most so many lost messages, crashes and clock
+//! jumps on a path (restarts are free: any node that is down may come back at
+//! any point, including one the scenario crashed); faults may come between any
+//! two events. Reorderings are bounded by a race window: a message may be
+//! delivered before the earliest pending event only if it is due at most
+//! `window` after it, and timers (client timeouts and retries, deadlines,
+//! restarts, scripts) fire in time order. An event fired ahead of others moves
+//! the clock to its time; the ones it overtook then happen at that time. A
+//! quiet world (nothing pending) is an end and is not expanded.
+//!
+//! Paths replay: applying a path's choices with [`World::choose`] to a clone
+//! of the start reaches the same world. [`to_commands`] turns a path without
+//! reorderings into the page's commands (`Run::apply_at`); [`describe`] prints
+//! one.
+
+use crate::invariant::Invariant;
+use crate::net::{Fate, Msg, MsgId, NodeId};
+use crate::time::Millis;
+use crate::trace::Happening;
+use crate::world::{
+    Api, Belief, Client, ClientOp, Command, Event, EventKey, Handling, Lane, World,
+};
+use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A choice the world can make at a step, listed as data for an explorer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// Fire this pending event (an ordinary step when it is the earliest).
+    Fire(EventKey),
+    /// Lose this message in flight ([`Command::Lose`]).
+    Lose(MsgId),
+    /// Crash this node ([`Command::Crash`]).
+    Crash(NodeId),
+    /// Bring this crashed node back ([`Command::Restart`]).
+    Restart(NodeId),
+    /// Fast-forward the clock ([`Command::AdvanceClock`], the reader's "+1 h").
+    AdvanceClock(Millis),
+}
+
+impl Choice {
+    /// The command this choice is, if it is one (every choice but `Fire`).
+    pub fn command(self) -> Option<Command> {
+        match self {
+            Choice::Fire(_) => None,
+            Choice::Lose(m) => Some(Command::Lose(m)),
+            Choice::Crash(n) => Some(Command::Crash(n)),
+            Choice::Restart(n) => Some(Command::Restart(n)),
+            Choice::AdvanceClock(d) => Some(Command::AdvanceClock(d)),
+        }
+    }
+}
+
+/// How far [`explore`] goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bound {
+    /// Messages the explorer may lose on one path.
+    pub max_losses: u32,
+    /// Crashes the explorer may cause on one path (restarts are free).
+    pub max_crashes: u32,
+    /// Clock jumps of one hour on one path.
+    pub max_clock_jumps: u32,
+    /// Choices on one path; a world this deep is not expanded (the report is truncated).
+    pub max_depth: usize,
+    /// Distinct states; the exploration stops there (the report is truncated).
+    /// Memory grows with the frontier (a few KB per world waiting to be expanded).
+    pub max_states: usize,
+    /// The race window: a message may be delivered before the earliest pending
+    /// event only if it is due at most this long after it (its latency could
+    /// have come out the other way). A timer fires only when it is the
+    /// earliest pending timer, and also within the window of the earliest event.
+    pub window: Millis,
+}
+
+impl Default for Bound {
+    /// One lost message and one crash anywhere, no clock jump, and races
+    /// between events due at the same millisecond (the two copies of a double
+    /// submit). A wider window multiplies the states quickly: defended
+    /// concurrent-duplicates has about 280 k states at 0 ms and more than 2 M
+    /// at 1 ms; a clock jump multiplies them by 10 to 50.
+    fn default() -> Bound {
+        Bound {
+            max_losses: 1,
+            max_crashes: 1,
+            max_clock_jumps: 0,
+            max_depth: 200,
+            max_states: 1_000_000,
+            window: Millis(0),
+        }
+    }
+}
+
+/// What the client believes about one operation at the end, for a histogram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Believed {
+    NotStarted,
+    /// A success (a payment, an account re-read after a conflict, …).
+    Succeeded,
+    /// A definite failure with this status.
+    Failed(u16),
+    /// No answer and not given up (an attempt or a retry was cut short).
+    Unknown,
+    /// Out of attempts without a definite answer.
+    GaveUp,
+}
+
+impl Believed {
+    pub fn of(b: &Belief) -> Believed {
+        match b {
+            Belief::NotStarted => Believed::NotStarted,
+            Belief::Succeeded(_) | Belief::Reread { .. } => Believed::Succeeded,
+            Belief::Failed(status, _) => Believed::Failed(*status),
+            Belief::Waiting | Belief::Unknown | Belief::Conflict => Believed::Unknown,
+            Belief::GaveUp => Believed::GaveUp,
+        }
+    }
+}
+
+/// A quiet world, summed up: what happened to the money and what the app believes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// Charges at the card processor, and their total.
+    pub charges: usize,
+    pub charged: i64,
+    /// Committed rows of the ledger (`payments`).
+    pub ledger_rows: usize,
+    /// The account's balance, where the scenario has one.
+    pub balance: Option<i64>,
+    /// The post's likes, where the scenario has them.
+    pub likes: Option<i64>,
+    /// What the client believes, per operation.
+    pub beliefs: Vec<Believed>,
+    /// The invariants that do not hold.
+    pub broken: Vec<Invariant>,
+}
+
+impl Outcome {
+    pub fn of(w: &World) -> Outcome {
+        Outcome {
+            charges: w.processor.charges.len(),
+            charged: w.processor.total(),
+            ledger_rows: w.db.table("payments").map_or(0, |t| t.committed_count()),
+            balance: w.int_cell("accounts", "balance"),
+            likes: w.int_cell("posts", "likes"),
+            beliefs: w
+                .client
+                .ops
+                .iter()
+                .map(|o| Believed::of(&o.belief))
+                .collect(),
+            broken: w
+                .invariants
+                .iter()
+                .filter(|(_, holds)| !**holds)
+                .map(|(i, _)| *i)
+                .collect(),
+        }
+    }
+}
+
+/// One bar of the outcome histogram.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ending {
+    pub outcome: Outcome,
+    /// Distinct quiet worlds with this outcome.
+    pub count: usize,
+    /// A shortest path from the start to one of them.
+    pub path: Vec<Choice>,
+}
+
+/// What an exploration found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Report {
+    /// Transitions taken (choices applied, including those that led to a known state).
+    pub states: usize,
+    /// Distinct states reached, the start included.
+    pub unique: usize,
+    /// Distinct quiet states (nothing pending).
+    pub ends: usize,
+    /// The longest path explored.
+    pub depth: usize,
+    /// Some state was left unexpanded (`max_depth` or `max_states`).
+    pub truncated: bool,
+    /// Each invariant broken in some reachable world, with the shortest path
+    /// that breaks it, in the order found.
+    pub violations: Vec<(Invariant, Vec<Choice>)>,
+    /// The quiet end states grouped by outcome, in the order found.
+    pub outcomes: Vec<Ending>,
+}
+
+impl Report {
+    /// The shortest path that breaks `inv`, if any.
+    pub fn violation(&self, inv: Invariant) -> Option<&[Choice]> {
+        self.violations
+            .iter()
+            .find(|(i, _)| *i == inv)
+            .map(|(_, p)| p.as_slice())
+    }
+}
+
+impl World {
+    /// Every choice the world could make now: fire any pending event (in any
+    /// order), lose any message in flight that would arrive, crash any node
+    /// that can crash and is up, restart any that is down, advance the clock
+    /// by an hour. [`explore`] takes a bounded subset of them.
+    pub fn choices(&self) -> Vec<Choice> {
+        let mut v: Vec<Choice> = self.queue.keys().map(|k| Choice::Fire(*k)).collect();
+        v.extend(
+            self.msgs
+                .values()
+                .filter(|m| m.fate == Fate::Deliver)
+                .map(|m| Choice::Lose(m.id)),
+        );
+        for n in self.scenario.nodes() {
+            if n.can_crash() {
+                v.push(if self.is_up(n) {
+                    Choice::Crash(n)
+                } else {
+                    Choice::Restart(n)
+                });
+            }
+        }
+        v.push(Choice::AdvanceClock(Millis::HOUR));
+        v
+    }
+
+    /// Takes a choice. `Fire` is a step (of the given event, not necessarily
+    /// the earliest); the others are commands. A command that does not apply
+    /// (the message arrived, the node is already down) changes nothing.
+    pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
+        match c {
+            Choice::Fire(k) => self.fire(*k),
+            c => c
+                .command()
+                .and_then(|cmd| self.apply(&cmd).ok())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// A 64-bit hash of the world's canonical form. Equal for worlds that
+    /// differ only in bookkeeping: the event queue is hashed as the ordered
+    /// list of its timers (time, event) without sequence numbers and the
+    /// multiset of its messages (time, content without the id); a timer held
+    /// in a field is hashed by its time; the
+    /// counters `seq`, `next_msg` and `next_req` are left out, and so are the
+    /// database's schema and id counters ([`crate::db::Db`]). The scenario is
+    /// hashed by its id (worlds of one exploration share it). The same on
+    /// every platform (lengths are hashed as 64-bit words).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.hash_canonical(&mut h);
+        h.finish()
+    }
+
+    fn hash_canonical(&self, h: &mut FxHasher) {
+        // Exhaustive on purpose: a new field does not compile until it is decided here.
+        let World {
+            scenario,
+            config,
+            now,
+            rng,
+            queue,
+            seq: _,
+            msgs,
+            next_msg: _,
+            faults,
+            crashes_left,
+            random_crashes,
+            client,
+            apis,
+            lb,
+            redis,
+            db,
+            processor,
+            broker,
+            producer,
+            consumer,
+            conns,
+            restarts,
+            producer_timer,
+            next_req: _,
+            next_payment,
+            intended_debits,
+            initial,
+            invariants,
+            decisive,
+        } = self;
+        scenario.id.hash(h);
+        config.hash(h);
+        now.hash(h);
+        rng.hash(h);
+        // Timers in firing order; messages in flight as a multiset (a sum of
+        // their hashes), so that two messages due at the same time are the
+        // same state whichever was sent first: the explorer delivers them in
+        // either order anyway.
+        h.write_usize(queue.len());
+        let mut in_flight = 0u64;
+        for (&(at, _seq), ev) in queue.iter() {
+            match ev {
+                Event::Deliver(id) => {
+                    let mut m = FxHasher::default();
+                    at.hash(&mut m);
+                    match msgs.get(id) {
+                        Some(msg) => hash_msg(msg, &mut m),
+                        None => m.write_u8(0xFF),
+                    }
+                    in_flight = in_flight.wrapping_add(m.finish());
+                }
+                ev => {
+                    at.hash(h);
+                    ev.hash(h);
+                }
+            }
+        }
+        h.write_u64(in_flight);
+        // Every message in flight has its Deliver event above.
+        h.write_usize(msgs.len());
+        faults.hash(h);
+        crashes_left.hash(h);
+        random_crashes.hash(h);
+        hash_client(client, h);
+        h.write_usize(apis.len());
+        for api in apis {
+            hash_api(api, h);
+        }
+        lb.hash(h);
+        redis.hash(h);
+        db.hash_state(h);
+        processor.hash(h);
+        broker.hash(h);
+        producer.hash(h);
+        consumer.hash(h);
+        conns.hash(h);
+        h.write_usize(restarts.len());
+        for (node, &(at, _seq)) in restarts.iter() {
+            node.hash(h);
+            at.hash(h);
+        }
+        time_of(*producer_timer).hash(h);
+        next_payment.hash(h);
+        intended_debits.hash(h);
+        initial.hash(h);
+        invariants.hash(h);
+        decisive.hash(h);
+    }
+}
+
+/// A timer's time, without its sequence number.
+fn time_of(k: Option<EventKey>) -> Option<Millis> {
+    k.map(|(at, _seq)| at)
+}
+
+fn hash_msg(m: &Msg, h: &mut FxHasher) {
+    let Msg {
+        id: _,
+        from,
+        to,
+        payload,
+        req,
+        sent_at,
+        arrives_at,
+        fate,
+    } = m;
+    from.hash(h);
+    to.hash(h);
+    payload.hash(h);
+    req.hash(h);
+    sent_at.hash(h);
+    arrives_at.hash(h);
+    fate.hash(h);
+}
+
+fn hash_client(c: &Client, h: &mut FxHasher) {
+    let Client { keys, ops, current } = c;
+    keys.hash(h);
+    current.hash(h);
+    h.write_usize(ops.len());
+    for op in ops {
+        let ClientOp {
+            spec,
+            key,
+            attempts,
+            belief,
+            wrong_answer,
+            lanes,
+        } = op;
+        spec.hash(h);
+        key.hash(h);
+        attempts.hash(h);
+        belief.hash(h);
+        wrong_answer.hash(h);
+        h.write_usize(lanes.len());
+        for lane in lanes {
+            let Lane {
+                last,
+                sent,
+                done,
+                timer,
+            } = lane;
+            last.hash(h);
+            sent.hash(h);
+            done.hash(h);
+            time_of(*timer).hash(h);
+        }
+    }
+}
+
+fn hash_api(a: &Api, h: &mut FxHasher) {
+    let Api {
+        up,
+        memory,
+        handling,
+    } = a;
+    up.hash(h);
+    memory.hash(h);
+    h.write_usize(handling.len());
+    for (rid, hd) in handling.iter() {
+        rid.hash(h);
+        let Handling {
+            node,
+            id,
+            req,
+            phase,
+            token,
+            charge,
+            payment,
+            rows,
+            deadline,
+            lock,
+            existing,
+            lost_claim,
+        } = hd;
+        node.hash(h);
+        id.hash(h);
+        req.hash(h);
+        phase.hash(h);
+        token.hash(h);
+        charge.hash(h);
+        payment.hash(h);
+        rows.hash(h);
+        time_of(*deadline).hash(h);
+        lock.hash(h);
+        existing.hash(h);
+        lost_claim.hash(h);
+    }
+}
+
+/// A small, fast, non-cryptographic hasher in the style of FxHash: each word
+/// is mixed in with a rotate, an xor and a multiply. Words alternate between
+/// two lanes, so that two multiplications can be in flight at once (a world
+/// is a couple of hundred small fields, and one chain of dependent multiplies
+/// was the fingerprint's cost); `finish` folds the lanes and runs a final
+/// avalanche, so that every bit of the result depends on every input bit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher {
+    /// The lane the next word goes into.
+    hash: u64,
+    other: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        let h = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+        self.hash = self.other;
+        self.other = h;
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // The finalizer of MurmurHash3 (fmix64).
+        let mut z = self.hash ^ self.other.rotate_left(32);
+        z ^= z >> 33;
+        z = z.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z ^= z >> 33;
+        z = z.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        z ^ (z >> 33)
+    }
+}
+
+/// Hashes a `u64` fingerprint to itself: the fingerprints are well mixed already.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A set of fingerprints.
+pub type FingerprintSet = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
+
+/// Faults a path has used so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Used {
+    losses: u32,
+    crashes: u32,
+    clock_jumps: u32,
+}
+
+impl Used {
+    fn after(mut self, c: &Choice) -> Used {
+        match c {
+            Choice::Lose(_) => self.losses += 1,
+            Choice::Crash(_) => self.crashes += 1,
+            Choice::AdvanceClock(_) => self.clock_jumps += 1,
+            Choice::Fire(_) | Choice::Restart(_) => {}
+        }
+        self
+    }
+
+    /// The fault budget is part of the explored state: the same world with
+    /// more faults left can still reach more.
+    fn key(self, w: &World) -> u64 {
+        let mut h = FxHasher::default();
+        w.hash_canonical(&mut h);
+        h.write_u32(self.losses);
+        h.write_u32(self.crashes);
+        h.write_u32(self.clock_jumps);
+        h.finish()
+    }
+}
+
+/// The choices [`explore`] takes in `w`: those of [`World::choices`] within
+/// the bound. A quiet world has none (it is an end).
+fn bounded_choices(
+    w: &World,
+    bound: &Bound,
+    used: Used,
+    crashable: &[NodeId],
+    out: &mut Vec<Choice>,
+) {
+    out.clear();
+    let Some(&(first, _)) = w.queue.first_key() else {
+        return;
+    };
+    let limit = first + bound.window;
+    let mut timer = false;
+    for (&k, ev) in w.queue.iter() {
+        if k.0 > limit {
+            break;
+        }
+        match ev {
+            Event::Deliver(_) => out.push(Choice::Fire(k)),
+            // Only the earliest timer: timers keep their order.
+            _ if !timer => {
+                timer = true;
+                out.push(Choice::Fire(k));
+            }
+            _ => {}
+        }
+    }
+    if used.losses < bound.max_losses {
+        out.extend(
+            w.msgs
+                .values()
+                .filter(|m| m.fate == Fate::Deliver)
+                .map(|m| Choice::Lose(m.id)),
+        );
+    }
+    for &n in crashable {
+        if !w.is_up(n) {
+            out.push(Choice::Restart(n));
+        } else if used.crashes < bound.max_crashes {
+            out.push(Choice::Crash(n));
+        }
+    }
+    if used.clock_jumps < bound.max_clock_jumps {
+        out.push(Choice::AdvanceClock(Millis::HOUR));
+    }
+}
+
+/// A node of the search tree: how a state was first reached. Node 0 is the start.
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    parent: u32,
+    choice: Choice,
+}
+
+/// The choices from the start to `node`.
+fn path_to(tree: &[Link], mut node: u32) -> Vec<Choice> {
+    let mut path = Vec::new();
+    while node != 0 {
+        let l = tree[node as usize];
+        path.push(l.choice);
+        node = l.parent;
+    }
+    path.reverse();
+    path
+}
+
+/// A state waiting to be expanded.
+struct Open {
+    /// Boxed: the frontier moves states around, and a world is large.
+    world: Box<World>,
+    node: u32,
+    used: Used,
+    depth: usize,
+}
+
+/// What an exploration has found so far.
+struct Found {
+    report: Report,
+    /// Invariants already reported, by `Invariant as usize`.
+    reported: u64,
+}
+
+impl Found {
+    /// Looks at a newly reached state: violations and ends.
+    fn look(&mut self, w: &World, tree: &[Link], node: u32) {
+        for (inv, holds) in w.invariants.iter() {
+            let bit = 1u64 << (*inv as usize);
+            if !*holds && self.reported & bit == 0 {
+                self.reported |= bit;
+                self.report.violations.push((*inv, path_to(tree, node)));
+            }
+        }
+        if w.is_quiet() {
+            self.report.ends += 1;
+            let outcome = Outcome::of(w);
+            match self
+                .report
+                .outcomes
+                .iter_mut()
+                .find(|e| e.outcome == outcome)
+            {
+                Some(e) => e.count += 1,
+                None => self.report.outcomes.push(Ending {
+                    outcome,
+                    count: 1,
+                    path: path_to(tree, node),
+                }),
+            }
+        }
+    }
+}
+
+/// Explores every choice from `start` within `bound`, breadth first. Faults
+/// (losses, crashes, restarts, clock jumps) may come between any two events;
+/// a quiet world is an end and is not expanded further. Deterministic: the
+/// same start and bound give the same report.
+pub fn explore(start: &World, bound: &Bound) -> Report {
+    let crashable: Vec<NodeId> = start
+        .scenario
+        .nodes()
+        .into_iter()
+        .filter(|n| n.can_crash())
+        .collect();
+    let mut found = Found {
+        report: Report {
+            states: 0,
+            unique: 1,
+            ends: 0,
+            depth: 0,
+            truncated: false,
+            violations: Vec::new(),
+            outcomes: Vec::new(),
+        },
+        reported: 0,
+    };
+    let mut tree = vec![Link {
+        parent: 0,
+        choice: Choice::AdvanceClock(Millis::ZERO),
+    }];
+    let mut seen = FingerprintSet::default();
+    seen.insert(Used::default().key(start));
+    found.look(start, &tree, 0);
+    let mut open = VecDeque::new();
+    if !start.is_quiet() {
+        open.push_back(Open {
+            world: Box::new(start.clone()),
+            node: 0,
+            used: Used::default(),
+            depth: 0,
+        });
+    }
+    let mut choices = Vec::new();
+    'search: while let Some(o) = open.pop_front() {
+        if o.depth >= bound.max_depth {
+            found.report.truncated = true;
+            continue;
+        }
+        bounded_choices(&o.world, bound, o.used, &crashable, &mut choices);
+        let mut parent = Some(o.world);
+        let n = choices.len();
+        for (i, c) in choices.iter().enumerate() {
+            // The last choice takes the parent itself instead of a copy.
+            let mut w = if i + 1 == n {
+                parent.take().expect("the parent is still here")
+            } else {
+                Box::new(World::clone(
+                    parent.as_ref().expect("the parent is still here"),
+                ))
+            };
+            w.choose(c);
+            found.report.states += 1;
+            let used = o.used.after(c);
+            if !seen.insert(used.key(&w)) {
+                continue;
+            }
+            if seen.len() > bound.max_states {
+                found.report.truncated = true;
+                break 'search;
+            }
+            found.report.unique += 1;
+            let node = tree.len() as u32;
+            tree.push(Link {
+                parent: o.node,
+                choice: *c,
+            });
+            found.report.depth = found.report.depth.max(o.depth + 1);
+            found.look(&w, &tree, node);
+            if !w.is_quiet() {
+                open.push_back(Open {
+                    world: w,
+                    node,
+                    used,
+                    depth: o.depth + 1,
+                });
+            }
+        }
+    }
+    found.report
+}
+
+/// A path as the reader's commands: on a run whose step 0 is the path's
+/// start, `run.apply_at(step, command)` for each entry in order, then
+/// `run.state_at(steps)` is the path's world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Script {
+    pub commands: Vec<(usize, Command)>,
+    pub steps: usize,
+}
+
+/// Why a path cannot be replayed as commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NotCommands {
+    /// Choice `index` fires an event that is not the earliest pending one: a
+    /// race won out of time order, which a run (always the earliest event
+    /// first) cannot express.
+    Reordered { index: usize },
+    /// Choice `index` is a command right after a stale timer fired (a timer
+    /// that did nothing): a run folds stale timers into the next step, so
+    /// its state at that step has not fired it yet.
+    AfterStaleTimer { index: usize },
+    /// Choice `index` does not apply in the world it meets.
+    Inapplicable { index: usize },
+}
+
+/// Maps `path` from `start` onto `Run::apply_at` commands. Fire choices must
+/// each be the earliest pending event (ordinary steps); every other choice is
+/// a command. Steps count as a run counts them: a stale timer (firing it does
+/// nothing) is part of the next step, and stale timers at the end of the path
+/// are not counted. Paths of an exploration with a zero window and only
+/// earliest-first firing always map; races generally do not.
+pub fn to_commands(start: &World, path: &[Choice]) -> Result<Script, NotCommands> {
+    let mut w = start.clone();
+    let mut commands = Vec::new();
+    let mut steps = 0;
+    let mut stale = false;
+    for (index, c) in path.iter().enumerate() {
+        match (*c, c.command()) {
+            (Choice::Fire(k), _) => {
+                if w.queue.first_key() != Some(&k) {
+                    return Err(NotCommands::Reordered { index });
+                }
+                if w.fire(k).is_empty() {
+                    stale = true;
+                } else {
+                    stale = false;
+                    steps += 1;
+                }
+            }
+            (_, Some(cmd)) => {
+                if stale {
+                    return Err(NotCommands::AfterStaleTimer { index });
+                }
+                if w.apply(&cmd).is_err() {
+                    return Err(NotCommands::Inapplicable { index });
+                }
+                commands.push((steps, cmd));
+                steps += 1;
+            }
+            (_, None) => unreachable!("only Fire is no command"),
+        }
+    }
+    Ok(Script { commands, steps })
+}
+
+/// A path as text, a line per choice: the event's time and what it is (a
+/// message's route and label), or the fault. Out-of-order fires are marked
+/// `(race)`. For reports and failing tests; texts are language-neutral.
+pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
+    let mut w = start.clone();
+    let mut lines = Vec::with_capacity(path.len());
+    for c in path {
+        let line = match *c {
+            Choice::Fire((at, seq)) => {
+                let race = if w.queue.first_key() == Some(&(at, seq)) {
+                    ""
+                } else {
+                    " (race)"
+                };
+                let what = match w.queue.get(&(at, seq)) {
+                    Some(Event::Deliver(id)) => match w.msgs.get(id) {
+                        Some(m) => format!("{}{race}", message(m)),
+                        None => format!("deliver #{}{race}", id.0),
+                    },
+                    Some(ev) => format!("{ev:?}{race}"),
+                    None => "(no such event)".to_string(),
+                };
+                format!("{:>10}  {what}", at.to_string())
+            }
+            Choice::Lose(id) => match w.msgs.get(&id) {
+                Some(m) => format!("{:>10}  LOSE {}", "", message(m)),
+                None => format!("{:>10}  LOSE #{}", "", id.0),
+            },
+            Choice::Crash(n) => format!("{:>10}  CRASH {n}", ""),
+            Choice::Restart(n) => format!("{:>10}  RESTART {n}", ""),
+            Choice::AdvanceClock(d) => format!("{:>10}  CLOCK +{d}", ""),
+        };
+        lines.push(line);
+        w.choose(c);
+    }
+    lines
+}
+
+fn message(m: &Msg) -> String {
+    let lost = match m.fate {
+        Fate::Deliver => "",
+        Fate::Lost(_) => " (lost)",
+    };
+    format!("{} → {}: {}{lost}", m.from, m.to, m.payload.label())
+}
