@@ -295,6 +295,64 @@ pub struct CrashRule {
     pub if_toggle: Option<(Toggle, bool)>,
 }
 
+/// A kind of fault the reader can cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FaultClass {
+    /// A process crashes (and its supervisor restarts it), or restarts early.
+    Crash,
+    /// A message in flight, or the next response, is lost.
+    Loss,
+    /// The clock jumps an hour (a process paused, a lease ran out under it).
+    Clock,
+    /// The client fires extra copies of its request at once.
+    Parallel,
+}
+
+impl FaultClass {
+    pub const ALL: [FaultClass; 4] = [
+        FaultClass::Crash,
+        FaultClass::Loss,
+        FaultClass::Clock,
+        FaultClass::Parallel,
+    ];
+
+    /// The class of a reader's command (`None`: not a fault).
+    pub fn of(cmd: &Command) -> Option<FaultClass> {
+        Some(match cmd {
+            Command::Crash(_) | Command::Restart(_) => FaultClass::Crash,
+            Command::Lose(_) | Command::LoseNextResponse => FaultClass::Loss,
+            Command::AdvanceClock(_) => FaultClass::Clock,
+            Command::ParallelRetries(_) => FaultClass::Parallel,
+            Command::ExternalDebit { .. } => return None,
+        })
+    }
+}
+
+/// A real limit of a scenario's defences, which the lesson teaches: under these
+/// faults its defended configuration may still break these invariants, and
+/// `shown_by` is the scenario that shows the reader why. The sweep and the
+/// exhaustive exploration allow exactly these breaks and check that each shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limit {
+    pub faults: &'static [FaultClass],
+    pub breaks: &'static [Invariant],
+    pub shown_by: &'static str,
+    pub why: &'static str,
+}
+
+const MONEY: &[Invariant] = &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges];
+
+/// The pitfalls that each teach one defence keep the rest of their handler
+/// naive: no claim, and no key for the processor.
+const CHECK_THEN_ACT: Limit = Limit {
+    faults: &FaultClass::ALL,
+    breaks: MONEY,
+    shown_by: "concurrent-duplicates",
+    why: "no claim (GET, then SET after the work) and no key to the processor: a duplicate \
+          during the work, or a retry after a lost answer or a crash, finds no key and charges \
+          again",
+};
+
 /// The two groups of the scenario picker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Group {
@@ -330,6 +388,8 @@ pub struct Scenario {
     /// (written in the effect's own transaction, it is the key's durable record);
     /// where the scenario offers `SameTransaction`, that toggle decides instead.
     pub ledger_key: bool,
+    /// What its defended configuration cannot survive, and which scenario shows it.
+    pub limits: Vec<Limit>,
 }
 
 const USER: i64 = 42;
@@ -372,6 +432,19 @@ impl Scenario {
 
     pub fn offers(&self, t: Toggle) -> bool {
         self.toggles.iter().any(|(x, _)| *x == t)
+    }
+
+    /// The invariants its defended configuration may break under a fault of `class`.
+    pub fn allowed_breaks(&self, class: FaultClass) -> Vec<Invariant> {
+        let mut v: Vec<Invariant> = self
+            .limits
+            .iter()
+            .filter(|l| l.faults.contains(&class))
+            .flat_map(|l| l.breaks.iter().copied())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
     }
 
     /// The nodes drawn for this scenario.
@@ -496,6 +569,7 @@ fn base(id: &'static str, group: Group, handler: Handler, ops: Vec<Op>) -> Scena
         auto_restart: None,
         expected_charge: Some(100),
         ledger_key: false,
+        limits: Vec::new(),
     }
 }
 
@@ -584,6 +658,7 @@ pub fn all() -> Vec<Scenario> {
         Scenario {
             apis: 2,
             toggles: vec![(SharedStore, false)],
+            limits: vec![CHECK_THEN_ACT],
             ..base(
                 "in-memory-store",
                 Pitfall,
@@ -594,6 +669,11 @@ pub fn all() -> Vec<Scenario> {
         Scenario {
             toggles: vec![(Fingerprint, false)],
             faults: Vec::new(),
+            // Its two operations share one key: only the charge count is watched.
+            limits: vec![Limit {
+                breaks: &[Invariant::AtMostOnceCharge],
+                ..CHECK_THEN_ACT
+            }],
             invariants: vec![
                 Invariant::AtMostOnceCharge,
                 Invariant::ResponseMatchesRequest,
@@ -613,6 +693,7 @@ pub fn all() -> Vec<Scenario> {
         },
         Scenario {
             toggles: vec![(LongTtl, false)],
+            limits: vec![CHECK_THEN_ACT],
             script: vec![Scripted {
                 when: When::ClientTimedOut { op: 0, attempt: 1 },
                 command: Command::AdvanceClock(Millis::hours(25)),
@@ -701,6 +782,7 @@ pub fn all() -> Vec<Scenario> {
         },
         Scenario {
             toggles: vec![(NewKeyPerRetry, true)],
+            limits: vec![CHECK_THEN_ACT],
             ..base(
                 "new-key-per-retry",
                 Pitfall,
@@ -710,6 +792,16 @@ pub fn all() -> Vec<Scenario> {
         },
         Scenario {
             toggles: vec![(RowCountCheck, true)],
+            limits: vec![Limit {
+                faults: &[FaultClass::Crash, FaultClass::Loss, FaultClass::Clock],
+                breaks: &[Invariant::LedgerMatchesCharges],
+                shown_by: "status-transition",
+                why: "the transition to PAID commits on its own, before the charge and the \
+                      ledger row: when the charge's answer is lost or the process dies after it, \
+                      the retry's UPDATE finds 0 rows and answers 200, and the charge never gets \
+                      its row. The row-count check stops the second charge, not the half-done \
+                      first one.",
+            }],
             ..base(
                 "status-transition",
                 Pitfall,

@@ -11,11 +11,12 @@
 //! that once the fault has passed every operation must end with a definite
 //! answer while the client keeps retrying.
 //!
-//! The only exceptions are the [`LIMITS`] the lesson teaches, each naming the
-//! scenario that shows it. A failure names scenario, seed, step and fault.
+//! The only exceptions are the limits the lesson teaches, declared with each
+//! scenario (`Scenario::limits`), each naming the scenario that shows it. A
+//! failure names scenario, seed, step and fault.
 
 use idem_sim::net::Fate;
-use idem_sim::scenario::{self, Scenario, Toggle};
+use idem_sim::scenario::{self, FaultClass, Scenario, Toggle};
 use idem_sim::{Command, Config, Invariant, Millis, Run, World};
 use std::collections::BTreeSet;
 
@@ -25,104 +26,27 @@ const SEEDS: u64 = 50;
 /// The supervisor's restart delay for scenarios that have none of their own.
 const SUPERVISOR: Millis = Millis(800);
 
-/// What kind of fault a command is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
-    /// A process crashes (and its supervisor restarts it), or restarts early.
-    Crash,
-    /// One message in flight is lost.
-    Loss,
-    /// The clock jumps an hour (a process paused, a lease ran out under it).
-    Clock,
-    /// The client fires two extra copies at once.
-    Parallel,
-}
-
-/// A real limit of a defence: under the fault `classes`, the defended
-/// configuration of `scenario` may break `breaks`, for the reason `why`;
-/// `shown_by` is the scenario of the lesson that shows that limit to the reader.
-struct Limit {
-    scenario: &'static str,
-    classes: &'static [Class],
-    breaks: &'static [Invariant],
-    shown_by: &'static str,
-    why: &'static str,
-}
-
-const ALL: &[Class] = &[Class::Crash, Class::Loss, Class::Clock, Class::Parallel];
-const MONEY: &[Invariant] = &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges];
-
-/// The pitfalls that each teach one defence keep the rest of their handler
-/// naive: they look the key up with GET and write it after the work (no claim)
-/// and keep the key from the processor.
-const CHECK_THEN_ACT: &str = "no claim (GET, then SET after the work) and no key to the \
-    processor: a duplicate during the work, or a retry after a lost answer or a crash, \
-    finds no key and charges again";
-
-const LIMITS: &[Limit] = &[
-    Limit {
-        scenario: "in-memory-store",
-        classes: ALL,
-        breaks: MONEY,
-        shown_by: "concurrent-duplicates",
-        why: CHECK_THEN_ACT,
-    },
-    Limit {
-        scenario: "ttl-expiry",
-        classes: ALL,
-        breaks: MONEY,
-        shown_by: "concurrent-duplicates",
-        why: CHECK_THEN_ACT,
-    },
-    Limit {
-        scenario: "new-key-per-retry",
-        classes: ALL,
-        breaks: MONEY,
-        shown_by: "concurrent-duplicates",
-        why: CHECK_THEN_ACT,
-    },
-    Limit {
-        // Its two operations reuse one key: the ledger keeps one row per key, so
-        // only the charge count is watched.
-        scenario: "key-reuse-different-body",
-        classes: ALL,
-        breaks: &[Invariant::AtMostOnceCharge],
-        shown_by: "concurrent-duplicates",
-        why: CHECK_THEN_ACT,
-    },
-    Limit {
-        scenario: "status-transition",
-        classes: &[Class::Crash, Class::Loss, Class::Clock],
-        breaks: &[Invariant::LedgerMatchesCharges],
-        shown_by: "status-transition",
-        why: "the transition to PAID commits on its own, before the charge and the ledger \
-              row: when the charge's answer is lost or the process dies after it, the retry's \
-              UPDATE finds 0 rows and answers 200, and the charge never gets its row. The \
-              row-count check stops the second charge, not the half-done first one.",
-    },
-];
-
 /// Every single fault the reader can cause in `w`.
-fn single_faults(w: &World) -> Vec<(Class, Command)> {
+fn single_faults(w: &World) -> Vec<Command> {
     let mut v = Vec::new();
     for n in w.scenario.nodes() {
         if n.can_crash() {
-            if w.is_up(n) {
-                v.push((Class::Crash, Command::Crash(n)));
+            v.push(if w.is_up(n) {
+                Command::Crash(n)
             } else {
-                v.push((Class::Crash, Command::Restart(n)));
-            }
+                Command::Restart(n)
+            });
         }
     }
     for m in w.msgs.values() {
         if m.fate == Fate::Deliver {
-            v.push((Class::Loss, Command::Lose(m.id)));
+            v.push(Command::Lose(m.id));
         }
     }
-    v.push((Class::Clock, Command::AdvanceClock(Millis::HOUR)));
+    v.push(Command::AdvanceClock(Millis::HOUR));
     if !w.client.ops.is_empty() {
-        v.push((Class::Loss, Command::LoseNextResponse));
-        v.push((Class::Parallel, Command::ParallelRetries(2)));
+        v.push(Command::LoseNextResponse);
+        v.push(Command::ParallelRetries(2));
     }
     v
 }
@@ -174,18 +98,16 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             let base = Run::new(s.clone(), Config::defaults(&s, seed).with_toggles(toggles));
             for k in 0..=base.len() {
                 let w = base.state_at(k);
-                for (class, cmd) in single_faults(&w) {
+                for cmd in single_faults(&w) {
+                    let class = FaultClass::of(&cmd).expect("a fault");
                     let mut run = base.clone();
                     if run.apply_at(k, cmd.clone()).is_err() {
                         failures.push(format!("{} seed {seed}: {cmd:?} at {k} refused", s.id));
                         continue;
                     }
                     runs += 1;
-                    let allowed: BTreeSet<Invariant> = LIMITS
-                        .iter()
-                        .filter(|l| l.scenario == s.id && l.classes.contains(&class))
-                        .flat_map(|l| l.breaks.iter().copied())
-                        .collect();
+                    let allowed: BTreeSet<Invariant> =
+                        s.allowed_breaks(class).into_iter().collect();
                     let b = broken(&run);
                     for inv in &b {
                         if allowed.contains(inv) {
@@ -207,30 +129,28 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             }
         }
     }
-    for l in LIMITS {
-        assert!(
-            scenario::by_id(l.shown_by).is_some(),
-            "no scenario {} shows the limit of {}",
-            l.shown_by,
-            l.scenario
-        );
-        // Each fault class of the limit breaks something, and each invariant breaks somewhere.
-        let shows =
-            |class: &Class, inv: &Invariant| seen_limits.contains(&(l.scenario, *class, *inv));
-        for class in l.classes {
-            assert!(
-                l.breaks.iter().any(|inv| shows(class, inv)),
-                "the limit of {} under {class:?} ({}) never shows: update LIMITS",
-                l.scenario,
-                l.why
-            );
-        }
-        for inv in l.breaks {
-            assert!(
-                l.classes.iter().any(|class| shows(class, inv)),
-                "the limit of {} never breaks {inv:?}: update LIMITS",
-                l.scenario
-            );
+    // Each limit is real: each of its fault classes breaks something, and each
+    // invariant it names breaks somewhere (else the scenario's `limits` are stale).
+    for s in scenario::all() {
+        for l in &s.limits {
+            assert!(scenario::by_id(l.shown_by).is_some(), "{}", l.shown_by);
+            let shows =
+                |class: &FaultClass, inv: &Invariant| seen_limits.contains(&(s.id, *class, *inv));
+            for class in l.faults {
+                assert!(
+                    l.breaks.iter().any(|inv| shows(class, inv)),
+                    "the limit of {} under {class:?} ({}) never shows: update its limits",
+                    s.id,
+                    l.why
+                );
+            }
+            for inv in l.breaks {
+                assert!(
+                    l.faults.iter().any(|class| shows(class, inv)),
+                    "the limit of {} never breaks {inv:?}: update its limits",
+                    s.id
+                );
+            }
         }
     }
     eprintln!("sweep: {runs} single-fault runs");
