@@ -226,6 +226,37 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.match(notice, /2:m9999/);
       assert.equal(lab.params().cmd, '0:ack', 'only the command that replayed stays in the address');
     });
+    // p1 is outside the offered range (2–10): reported, not kept.
+    await withLab(q({ scenario: 'idempotency-key', cmd: '0:p1' }), async (lab) => {
+      assert.match(await lab.text('notice'), /0:p1/);
+      assert.equal(lab.params().cmd, null);
+    });
+  });
+
+  test('a toggle change keeps the reader\'s commands that still apply, and names those that do not', async () => {
+    await withLab(q({ scenario: 'crash-after-charge', lang: 'en' }), async (lab) => {
+      await lab.clickAndStep('btn-drop-ack');
+      await lab.stepForward();
+      await lab.setParallelN(2);
+      await lab.clickAndStep('btn-parallel-retries');
+      assert.equal(lab.params().cmd, '0:ack,2:p2');
+      await lab.setToggle('same-transaction', true);
+      await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('on') === 'same-transaction');
+      assert.equal(lab.params().cmd, '0:ack,2:p2', 'both commands apply again under the new switches');
+      assert.equal(await lab.has('notice'), false);
+    });
+    // Restarting the instance that crashed after the commit: with the crash moved
+    // before the commit (a variant) it is up again by step 12, so the restart is
+    // left out and named (checked on the host: sim Run::with_toggles).
+    await withLab(q({ scenario: 'crash-after-charge', lang: 'en', seed: '1', cmd: '12:rapi-a' }), async (lab) => {
+      assert.equal(lab.params().cmd, '12:rapi-a');
+      assert.equal(await lab.has('notice'), false);
+      await lab.setToggle('crash-before-commit', true);
+      await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('on') === 'crash-before-commit');
+      assert.match(await lab.text('notice'), /12:rapi-a/, 'the dropped command is named');
+      assert.equal(lab.params().cmd, null, 'and left out of the address');
+    });
+  });
   });
 
   test('a garbage or malformed parameter shows a notice and falls back, never a blank page', async () => {

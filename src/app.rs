@@ -157,7 +157,11 @@ fn read_start() -> Start {
     let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
-    let mut run = crate::ui::state::new_run(p.scenario, toggles, p.seed);
+    let (run, dropped) = idem_sim::Run::replay(
+        s.clone(),
+        idem_sim::Config::defaults(&s, p.seed).with_toggles(toggles),
+        &p.commands,
+    );
     // Values from the URL are quoted shortened (`echo`); the markup writer escapes them.
     let mut texts: Vec<String> = notices
         .iter()
@@ -170,14 +174,13 @@ fn read_start() -> Start {
             Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[&echo(v)]),
             Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[&echo(v)]),
             Notice::BadCommand(v) => fill(ui.bad_command, &[&echo(v)]),
+            Notice::BadEmbed(v) => fill(ui.bad_embed, &[&echo(v)]),
         })
         .collect();
-    // Replay the reader's commands from the link, in order, each at its step.
-    for (k, cmd) in &p.commands {
-        let text = format!("{k}:{}", crate::params::command_text(cmd));
-        if *k > run.len() || run.apply_at(*k, cmd.clone()).is_err() {
-            texts.push(fill(ui.bad_command, &[&echo(&text)]));
-        }
+    // The reader's commands from the link were replayed, in order, each at its step.
+    for d in dropped {
+        let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
+        texts.push(fill(ui.bad_command, &[&echo(&text)]));
     }
     let len = run.len();
     let step = match p.step {
@@ -269,7 +272,7 @@ fn sync_url(lab: Lab) {
             lab_link: true,
             on: Vec::new(),
             off: Vec::new(),
-            commands: lab.run.with(Params::commands_of),
+            commands: lab.run.with(idem_sim::Run::commands),
         };
         let q = p.to_query(lab.toggles.get(), defaults, &offered);
         if let Ok(h) = window().history() {

@@ -98,6 +98,8 @@ pub enum Notice {
     /// The scenario has no such toggle.
     ToggleNotOffered(String),
     BadCommand(String),
+    /// `embed` takes 1 or 0.
+    BadEmbed(String),
 }
 
 impl Params {
@@ -128,11 +130,11 @@ impl Params {
                     None => notices.push(Notice::UnknownScenario(v)),
                 },
                 "step" if v == "decisive" => p.decisive = true,
-                "step" => match v.parse::<usize>() {
+                "step" => match digits(&v).and_then(|v| v.parse::<usize>().ok()).ok_or(()) {
                     Ok(n) => p.step = Some(n),
                     Err(_) => notices.push(Notice::BadStep(v)),
                 },
-                "seed" => match v.parse::<u64>() {
+                "seed" => match digits(&v).and_then(|v| v.parse::<u64>().ok()).ok_or(()) {
                     Ok(n) => p.seed = n,
                     Err(_) => notices.push(Notice::BadSeed(v)),
                 },
@@ -144,7 +146,11 @@ impl Params {
                     Some(s) => p.speed = s,
                     None => notices.push(Notice::BadSpeed(v)),
                 },
-                "embed" => p.embed = v == "1" || v == "true",
+                "embed" => match v.as_str() {
+                    "1" | "true" => p.embed = true,
+                    "0" | "false" => p.embed = false,
+                    _ => notices.push(Notice::BadEmbed(v)),
+                },
                 "cmd" => {
                     for t in v.split(',').filter(|t| !t.is_empty()) {
                         match t
@@ -260,17 +266,9 @@ pub fn parse_command(s: &str) -> Option<Command> {
     })
 }
 
-impl Params {
-    /// The reader's commands in a run: each command step, at the step it was applied to.
-    pub fn commands_of(run: &idem_sim::Run) -> Vec<(usize, Command)> {
-        run.trace
-            .iter()
-            .filter_map(|r| match &r.cause {
-                idem_sim::trace::Cause::Command(c) => Some((r.index - 1, c.clone())),
-                idem_sim::trace::Cause::Event => None,
-            })
-            .collect()
-    }
+/// `s` if it is a plain decimal number (no sign, no spaces): `+3` is not a step.
+fn digits(s: &str) -> Option<&str> {
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then_some(s)
 }
 
 /// `a=1&b=%20x` → [("a","1"), ("b"," x")]. Malformed escapes are kept as text.
@@ -386,6 +384,22 @@ mod tests {
                 Notice::ToggleNotOffered("fingerprint".into()),
             ]
         );
+    }
+
+    #[test]
+    fn signed_numbers_and_other_embed_values_are_reported() {
+        let (p, n) = parse("step=%2B3&seed=%2B7&embed=yes");
+        assert_eq!((p.step, p.seed, p.embed), (None, 99, false));
+        assert_eq!(
+            n,
+            vec![
+                Notice::BadStep("+3".into()),
+                Notice::BadSeed("+7".into()),
+                Notice::BadEmbed("yes".into()),
+            ]
+        );
+        let (p, n) = parse("step=3&embed=0");
+        assert_eq!((p.step, p.embed, n), (Some(3), false, vec![]));
     }
 
     #[test]

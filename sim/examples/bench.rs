@@ -151,13 +151,13 @@ fn report(name: &str, run: &Run, built: Duration, how: &str) {
         let k = rng.below(n as u64 + 1) as usize;
         let mut branch = run.clone();
         let t = Instant::now();
-        let r = branch.apply_at(k, Command::ParallelRetries(1));
+        let r = branch.apply_at(k, Command::ParallelRetries(2));
         samples.push(t.elapsed());
         r.expect("parallel retries apply");
         new_len += branch.len() - k;
     }
     println!(
-        "   apply_at(random k, ParallelRetries(1)): {}; new futures of {} steps on average",
+        "   apply_at(random k, ParallelRetries(2)): {}; new futures of {} steps on average",
         summary(samples),
         new_len / 200
     );

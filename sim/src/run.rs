@@ -8,7 +8,7 @@
 //! discarded, the command becomes step k + 1, and the run is computed again
 //! to its end.
 
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Toggles};
 use crate::trace::{Cause, Happening, StepRecord};
 use crate::world::{Command, CommandError, Config, World};
 use crate::Invariant;
@@ -18,6 +18,14 @@ use std::sync::Arc;
 pub const CHECKPOINT_EVERY: usize = 32;
 /// A run stops here even if events remain (a safety net; scenarios end far sooner).
 pub const MAX_STEPS: usize = 10_000;
+
+/// A reader's command that could not be applied again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    pub step: usize,
+    pub command: Command,
+    pub why: CommandError,
+}
 
 #[derive(Clone, Debug)]
 pub struct Run {
@@ -127,6 +135,56 @@ impl Run {
             self.push(rec, &w);
         }
         self.end = w;
+    }
+
+    /// The reader's commands in this run, each with the step it was applied at
+    /// (the scenario's own scripted commands are events, not listed here). A
+    /// copied link carries exactly these.
+    pub fn commands(&self) -> Vec<(usize, Command)> {
+        self.trace
+            .iter()
+            .filter_map(|r| match &r.cause {
+                Cause::Command(c) => Some((r.index - 1, c.clone())),
+                Cause::Event => None,
+            })
+            .collect()
+    }
+
+    /// The run of `scenario` under `config` with `commands` applied in order, each at
+    /// its step; the commands that no longer apply (the run is shorter, the message is
+    /// not in flight, the node is already down…) are left out and returned with why.
+    pub fn replay(
+        scenario: Scenario,
+        config: Config,
+        commands: &[(usize, Command)],
+    ) -> (Run, Vec<Dropped>) {
+        let mut run = Run::new(scenario, config);
+        let mut dropped = Vec::new();
+        for (k, cmd) in commands {
+            let result = if *k > run.len() {
+                Err(CommandError::BeyondTheEnd(*k))
+            } else {
+                run.apply_at(*k, cmd.clone())
+            };
+            if let Err(why) = result {
+                dropped.push(Dropped {
+                    step: *k,
+                    command: cmd.clone(),
+                    why,
+                });
+            }
+        }
+        (run, dropped)
+    }
+
+    /// The same run under other toggles: the reader's commands that still apply
+    /// are applied again at their steps; the others are returned.
+    pub fn with_toggles(&self, toggles: Toggles) -> (Run, Vec<Dropped>) {
+        let config = Config {
+            toggles,
+            ..self.config
+        };
+        Run::replay((*self.scenario).clone(), config, &self.commands())
     }
 
     /// The first step at which `inv` stopped holding.

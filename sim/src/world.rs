@@ -61,6 +61,11 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// How many parallel copies the reader may fire at once.
+    pub const PARALLEL: std::ops::RangeInclusive<u32> = 2..=10;
+}
+
 /// Why a command cannot be applied.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CommandError {
@@ -70,7 +75,7 @@ pub enum CommandError {
     NotCrashable(NodeId),
     AlreadyDown(NodeId),
     AlreadyUp(NodeId),
-    /// `ParallelRetries(n)` takes n from 1 to 10.
+    /// `ParallelRetries(n)` takes n in [`Command::PARALLEL`].
     BadCount(u32),
     /// This scenario has no mobile client.
     NoClient,
@@ -78,6 +83,10 @@ pub enum CommandError {
     BadDuration(Millis),
     /// This scenario has no account to debit.
     NoAccount,
+    /// The run is over: no response is coming that could be lost.
+    NothingToLose,
+    /// The run has fewer steps than the command's.
+    BeyondTheEnd(usize),
 }
 
 impl fmt::Display for CommandError {
@@ -87,10 +96,19 @@ impl fmt::Display for CommandError {
             CommandError::NotCrashable(n) => write!(f, "{n} cannot crash in this scenario"),
             CommandError::AlreadyDown(n) => write!(f, "{n} is already down"),
             CommandError::AlreadyUp(n) => write!(f, "{n} is already up"),
-            CommandError::BadCount(n) => write!(f, "{n} parallel retries: choose 1 to 10"),
+            CommandError::BadCount(n) => write!(
+                f,
+                "{n} parallel retries: choose {} to {}",
+                Command::PARALLEL.start(),
+                Command::PARALLEL.end()
+            ),
             CommandError::NoClient => f.write_str("this scenario has no mobile client"),
             CommandError::BadDuration(d) => write!(f, "cannot advance the clock by {d}"),
             CommandError::NoAccount => f.write_str("this scenario has no account to debit"),
+            CommandError::NothingToLose => {
+                f.write_str("the run is over: no response is coming that could be lost")
+            }
+            CommandError::BeyondTheEnd(k) => write!(f, "the run ends before step {k}"),
         }
     }
 }
@@ -629,6 +647,9 @@ impl World {
                 if self.client.ops.is_empty() {
                     return Err(CommandError::NoClient);
                 }
+                if self.is_quiet() {
+                    return Err(CommandError::NothingToLose);
+                }
                 self.faults.push(FaultRule::lose_first_response());
             }
             Command::Lose(id) => {
@@ -639,7 +660,7 @@ impl World {
                 m.fate = Fate::Lost(LossCause::Reader);
             }
             Command::ParallelRetries(n) => {
-                if !(1..=10).contains(n) {
+                if !Command::PARALLEL.contains(n) {
                     return Err(CommandError::BadCount(*n));
                 }
                 // The operation in progress, else the next to start, else the last.

@@ -486,3 +486,45 @@ fn liveness_breaks_when_the_fault_never_stops() {
     // Safety still holds: nothing was charged twice.
     assert!(r.end().invariants[&Invariant::AtMostOnceCharge]);
 }
+
+// ---------------------------------------------------------------- the reader's command log
+
+#[test]
+fn losing_the_next_response_after_the_end_is_refused_not_an_empty_step() {
+    let mut r = defended("idempotency-key", 1);
+    let (len, end) = (r.len(), r.end().clone());
+    assert_eq!(
+        r.apply_at(len, Command::LoseNextResponse),
+        Err(CommandError::NothingToLose)
+    );
+    assert_eq!((r.len(), r.end()), (len, &end));
+}
+
+#[test]
+fn a_toggle_change_keeps_the_commands_that_still_apply_and_names_the_others() {
+    let s = scenario::by_id("crash-after-charge").unwrap();
+    let mut r = Run::new(s.clone(), Config::defaults(&s, 1));
+    r.apply_at(2, Command::ParallelRetries(2)).unwrap();
+    let m = r.state_at(6).msgs.keys().next().copied().unwrap();
+    r.apply_at(6, Command::Lose(m)).unwrap();
+    assert_eq!(r.commands().len(), 2);
+    // Under the other toggles the run takes another path: the parallel copies
+    // still apply at step 2; message m may or may not be in flight at step 6.
+    let (again, dropped) = r.with_toggles(s.defended());
+    assert_eq!(again.config.toggles, s.defended());
+    assert_eq!(again.commands().len() + dropped.len(), 2);
+    assert_eq!(again.commands()[0], (2, Command::ParallelRetries(2)));
+    for d in &dropped {
+        assert!(matches!(
+            d.why,
+            CommandError::NoSuchMessage(_) | CommandError::BeyondTheEnd(_)
+        ));
+    }
+    // A command beyond the end of the new run is dropped and named.
+    let (_, dropped) = Run::replay(
+        s.clone(),
+        Config::defaults(&s, 1),
+        &[(9_999, Command::ParallelRetries(2))],
+    );
+    assert_eq!(dropped[0].why, CommandError::BeyondTheEnd(9_999));
+}

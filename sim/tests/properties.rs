@@ -437,8 +437,10 @@ fn replay_from_scratch(run: &Run, k: usize) -> World {
 fn some_command(w: &World, rng: &mut Rng) -> Command {
     let mut options = vec![Command::AdvanceClock(Millis(1 + rng.below(5_000)))];
     if !w.client.ops.is_empty() {
-        options.push(Command::LoseNextResponse);
-        options.push(Command::ParallelRetries(1 + rng.below(3) as u32));
+        if !w.is_quiet() {
+            options.push(Command::LoseNextResponse);
+        }
+        options.push(Command::ParallelRetries(2 + rng.below(3) as u32));
     }
     for n in w.scenario.nodes() {
         if n.can_crash() {
@@ -642,7 +644,7 @@ fn commands_that_cannot_apply_are_refused() {
         Err(CommandError::NoClient)
     );
     assert_eq!(
-        w.apply(&Command::ParallelRetries(1)),
+        w.apply(&Command::ParallelRetries(2)),
         Err(CommandError::NoClient)
     );
 }

@@ -1013,6 +1013,8 @@ pub static UI: Ui = Ui {
     parallel_n_retries: "Fire {} retries at once",
     lose_message: "Lose “{}” in flight",
     bad_command: "The link's action “{}” could not be replayed; it was left out.",
+    bad_embed: "“embed={}” is not 1 or 0; showing the whole page.",
+    dropped_command: "Your action “{}” no longer applies under these switches; it was left out.",
     invariants_hold: "hold",
     invariants_violated: "violated",
     more_notices: "…and {} more problems in the link, left out.",

@@ -588,6 +588,8 @@ ui_struct! {
     /// Accessible name of a message in flight; `{}` is its label.
     lose_message,
     bad_command,
+    dropped_command,
+    bad_embed,
     invariants_hold,
     invariants_violated,
     /// After the first few notices of a link: `{}` is how many more were left out.

@@ -195,10 +195,24 @@ impl Lab {
         self.rebuild(step);
     }
 
-    /// Flips a toggle: the run is computed again under the new configuration, at the same step.
+    /// Flips a toggle: the run is computed again under the new configuration, at
+    /// the same step, with the reader's commands that still apply; the others are
+    /// named in a notice.
     pub fn set_toggle(&self, t: Toggle, on: bool) {
         self.toggles.update(|ts| *ts = ts.with(t, on));
-        self.rebuild(self.cursor.get_untracked());
+        let (run, dropped) = self
+            .run
+            .with_untracked(|r| r.with_toggles(self.toggles.get_untracked()));
+        let ui = self.ui();
+        for d in dropped {
+            let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
+            self.notices
+                .update(|n| n.push(fill(ui.dropped_command, &[&text])));
+        }
+        let len = run.len();
+        self.run.set(run);
+        self.anim.set(1.0);
+        self.cursor.set(self.cursor.get_untracked().min(len));
     }
 
     fn rebuild(&self, step: usize) {
