@@ -300,6 +300,8 @@ impl World {
             initial,
             invariants,
             decisive,
+            // A setting of the search, not state.
+            untraced: _,
         } = self;
         scenario.id.hash(h);
         config.hash(h);
@@ -726,6 +728,10 @@ pub fn explore(start: &World, bound: &Bound) -> Report {
         parent: 0,
         choice: Choice::AdvanceClock(Millis::ZERO),
     }];
+    // The search reads states, not the trace: its worlds skip the trace's texts.
+    let mut quiet = start.clone();
+    quiet.untraced = true;
+    let start = &quiet;
     let mut seen = FingerprintSet::default();
     seen.insert(Used::default().key(start));
     found.look(start, &tree, 0);

@@ -471,6 +471,9 @@ pub struct World {
     pub invariants: VecMap<Invariant, bool>,
     /// The decisive moment (a retry reaches the API, a duplicate races, a redelivery) has come.
     pub decisive: bool,
+    /// The trace's texts (labels, SQL, Redis commands) are left empty: an
+    /// explorer that only looks at the state saves their formatting.
+    pub(crate) untraced: bool,
 }
 
 impl World {
@@ -518,6 +521,7 @@ impl World {
             initial,
             invariants: scenario.invariants.iter().map(|i| (*i, true)).collect(),
             decisive: false,
+            untraced: false,
             scenario,
         };
         w.client.ops = w
@@ -545,6 +549,15 @@ impl World {
             }
         }
         w
+    }
+
+    /// A text for the trace, unless the world runs untraced.
+    fn text(&self, f: impl FnOnce() -> String) -> String {
+        if self.untraced {
+            String::new()
+        } else {
+            f()
+        }
     }
 
     fn has(&self, t: Toggle) -> bool {
@@ -789,7 +802,7 @@ impl World {
             msg: id,
             from,
             to,
-            label: msg.payload.label(),
+            label: self.text(|| msg.payload.label()),
             kind: msg.payload.kind(),
             arrives_at,
             fate: msg.fate,
@@ -808,7 +821,7 @@ impl World {
                 msg: copy,
                 from,
                 to,
-                label: c.payload.label(),
+                label: self.text(|| c.payload.label()),
                 kind: c.payload.kind(),
                 arrives_at: c.arrives_at,
                 fate: c.fate,
@@ -824,7 +837,7 @@ impl World {
         let Some(m) = self.msgs.remove(&id) else {
             return;
         };
-        let label = m.payload.label();
+        let label = self.text(|| m.payload.label());
         let down = !self.is_up(m.to)
             || match (m.to, m.req) {
                 (NodeId::Api(i), Some(r)) if m.payload.is_reply() => {
@@ -881,8 +894,8 @@ impl World {
             (NodeId::Redis, Payload::RedisCmd(cmd)) => {
                 let reply = self.redis.execute(&cmd, self.now);
                 hs.push(Happening::Redis {
-                    cmd: cmd.to_string(),
-                    reply: reply.to_string(),
+                    cmd: self.text(|| cmd.to_string()),
+                    reply: self.text(|| reply.to_string()),
                 });
                 self.send(
                     NodeId::Redis,
@@ -1014,7 +1027,7 @@ impl World {
     fn sql_happened(&mut self, stmt: &Stmt, exec: &Exec, hs: &mut Vec<Happening>) {
         match exec {
             Exec::Blocked { on } => hs.push(Happening::SqlWaits {
-                sql: stmt.to_string(),
+                sql: self.text(|| stmt.to_string()),
                 on: *on,
             }),
             Exec::Done {
@@ -1024,8 +1037,8 @@ impl World {
             } => {
                 hs.push(Happening::Sql {
                     tx: *tx,
-                    sql: stmt.to_string(),
-                    outcome: outcome.to_string(),
+                    sql: self.text(|| stmt.to_string()),
+                    outcome: self.text(|| outcome.to_string()),
                     touched: touched.clone(),
                 });
                 if let Some(tx) = *tx {
@@ -1807,11 +1820,13 @@ impl World {
     ) -> Act {
         let cfg = self.key_cfg();
         let user = h.req.user;
-        let hash = h.req.body.fingerprint();
-        let redis_key = key
-            .as_ref()
-            .map(|k| format!("idem:u{user}:{k}"))
-            .unwrap_or_default();
+        // Computed where a phase needs them (a handler steps through many phases).
+        let hash = || h.req.body.fingerprint();
+        let redis_key = || {
+            key.as_ref()
+                .map(|k| format!("idem:u{user}:{k}"))
+                .unwrap_or_default()
+        };
         let charge_call = |cfg: Option<KeyCfg>| {
             let pass = cfg.is_some_and(|c| c.to_processor);
             Call::Charge(amount, if pass { key.clone() } else { None })
@@ -1837,12 +1852,12 @@ impl World {
                 }
                 (Some(c), Some(k)) => match (c.store, c.atomic) {
                     (KeyStore::Redis, false) => {
-                        Act::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key)))
+                        Act::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
                     }
                     (KeyStore::Redis, true) => {
                         let marker = Stored {
                             completed: false,
-                            hash,
+                            hash: hash(),
                             code: 0,
                             payment: String::new(),
                             amount,
@@ -1851,7 +1866,7 @@ impl World {
                         Act::Go(
                             Phase::Claim,
                             Call::Redis(redis::Cmd::Set {
-                                key: redis_key,
+                                key: redis_key(),
                                 value: marker.json(),
                                 nx: true,
                                 xx: false,
@@ -1866,9 +1881,10 @@ impl World {
                             cond: key_cond(user, k),
                         }),
                     ),
-                    (KeyStore::Postgres, true) => {
-                        Act::Go(Phase::Claim, Call::Sql(self.insert_key(h, k, &hash, true)))
-                    }
+                    (KeyStore::Postgres, true) => Act::Go(
+                        Phase::Claim,
+                        Call::Sql(self.insert_key(h, k, &hash(), true)),
+                    ),
                     (KeyStore::Memory, _) => {
                         let hit = self.memory(h).get(k).cloned();
                         Act::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
@@ -1896,7 +1912,7 @@ impl World {
                         let k = key.clone().unwrap_or_default();
                         Act::Go(
                             Phase::Claim,
-                            Call::Sql(self.insert_key(h, &k, &hash, false)),
+                            Call::Sql(self.insert_key(h, &k, &hash(), false)),
                         )
                     }
                     None => start_work(cfg),
@@ -1908,7 +1924,9 @@ impl World {
                 Input::Sql(Outcome::Error(_)) => {
                     Act::Respond(409, Reply::Error("idempotency_key_in_use"), false)
                 }
-                Input::Redis(_) => Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key))),
+                Input::Redis(_) => {
+                    Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key())))
+                }
                 _ => Act::Go(
                     Phase::Lookup,
                     Call::Sql(Stmt::Select {
@@ -2010,7 +2028,7 @@ impl World {
                     .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount));
                 let stored = Stored {
                     completed: true,
-                    hash,
+                    hash: hash(),
                     code: 201,
                     payment,
                     amount: paid,
@@ -2020,7 +2038,7 @@ impl World {
                     Some((KeyStore::Redis, ttl)) => Act::Go(
                         Phase::StoreResponse,
                         Call::Redis(redis::Cmd::Set {
-                            key: redis_key,
+                            key: redis_key(),
                             value: stored.json(),
                             nx: false,
                             xx: false,
