@@ -309,6 +309,26 @@ fn keys_are_scoped_per_user() {
     assert!(end.all_hold());
 }
 
+/// The run of `s` under `toggles`, with the clock moved 25 h on once the first
+/// operation has its answer (that step is returned too).
+fn a_day_later(s: &Scenario, toggles: idem_sim::Toggles) -> (Run, usize) {
+    let mut r = Run::new(s.clone(), Config::defaults(s, 1).with_toggles(toggles));
+    let first_done = r
+        .find(|h| {
+            matches!(
+                h,
+                Happening::Belief {
+                    op: 0,
+                    belief: Belief::Succeeded(_)
+                }
+            )
+        })
+        .expect("the first operation succeeds");
+    r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
+        .expect("the clock moves");
+    (r, first_done)
+}
+
 /// concurrent-duplicates, defended, with one operation after the first, 25 h
 /// later, reusing its key (as a client that keeps keys too long would).
 fn reused_after_a_day() -> Scenario {
@@ -327,20 +347,7 @@ fn reused_after_a_day() -> Scenario {
 fn postgres_keys_expire_after_their_ttl() {
     let s = reused_after_a_day();
     let toggles = s.defended().with(Toggle::KeyToProcessor, false);
-    let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
-    let first_done = r
-        .find(|h| {
-            matches!(
-                h,
-                Happening::Belief {
-                    op: 0,
-                    belief: Belief::Succeeded(_)
-                }
-            )
-        })
-        .unwrap();
-    r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
-        .unwrap();
+    let (r, first_done) = a_day_later(&s, toggles);
     // The second operation finds a completed key older than its TTL: it takes it
     // over and runs again (a second charge), instead of replaying a day-old
     // answer from the key table…
@@ -367,20 +374,7 @@ fn the_processor_refuses_a_reused_key_with_other_parameters() {
     let mut s = reused_after_a_day();
     s.ops[1].spec = OpSpec::Charge(150);
     let toggles = s.defended().with(Toggle::Fingerprint, true);
-    let mut r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
-    let first_done = r
-        .find(|h| {
-            matches!(
-                h,
-                Happening::Belief {
-                    op: 0,
-                    belief: Belief::Succeeded(_)
-                }
-            )
-        })
-        .unwrap();
-    r.apply_at(first_done, Command::AdvanceClock(Millis::hours(25)))
-        .unwrap();
+    let (r, _) = a_day_later(&s, toggles);
     let end = r.end();
     assert_eq!(
         end.client.ops[1].belief,

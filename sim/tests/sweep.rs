@@ -15,7 +15,7 @@
 //! scenario (`Scenario::limits`), each naming the scenario that shows it. A
 //! failure names scenario, seed, step and fault.
 
-use idem_sim::net::Fate;
+use idem_sim::explore::Choice;
 use idem_sim::scenario::{self, FaultClass, Scenario, Toggle};
 use idem_sim::{Command, Config, Invariant, Millis, Run, World};
 use std::collections::BTreeSet;
@@ -26,24 +26,15 @@ const SEEDS: u64 = 50;
 /// The supervisor's restart delay for scenarios that have none of their own.
 const SUPERVISOR: Millis = Millis(800);
 
-/// Every single fault the reader can cause in `w`.
+/// Every single fault the reader can cause in `w`: the explorer's faults (lose a
+/// message in flight, crash or restart a process, +1 h), and the client's own
+/// (lose the next response, two parallel copies).
 fn single_faults(w: &World) -> Vec<Command> {
-    let mut v = Vec::new();
-    for n in w.scenario.nodes() {
-        if n.can_crash() {
-            v.push(if w.is_up(n) {
-                Command::Crash(n)
-            } else {
-                Command::Restart(n)
-            });
-        }
-    }
-    for m in w.msgs.values() {
-        if m.fate == Fate::Deliver {
-            v.push(Command::Lose(m.id));
-        }
-    }
-    v.push(Command::AdvanceClock(Millis::HOUR));
+    let mut v: Vec<Command> = w
+        .choices()
+        .into_iter()
+        .filter_map(Choice::command)
+        .collect();
     if !w.client.ops.is_empty() {
         if !w.is_quiet() {
             v.push(Command::LoseNextResponse);
