@@ -377,4 +377,36 @@ export class LabPage extends LessonPage {
     }
     throw new Error(`Tab never reached ${id} in ${max} presses`);
   }
+  /** Scrolls the lab to the top of the viewport, as a "Try it" or a lab link does. */
+  scrollToLab() {
+    return this.page.evaluate(() => document.getElementById('lab').scrollIntoView());
+  }
+
+  /** Whether every element with test id `id` that is shown lies wholly inside the viewport. */
+  async inViewport(id) {
+    return this.page.evaluate((sel) => {
+      const els = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0);
+      return els.length > 0 && els.every((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+      });
+    }, `[data-testid="${id}"]`);
+  }
+
+  /**
+   * Elements of the lab cut at their box: content wider than the box that neither fits
+   * nor scrolls with a visible affordance (the scroll shadow of style/main.css).
+   */
+  clippedInLab() {
+    return this.page.evaluate(() => [...document.querySelectorAll('#lab *')]
+      // Visually hidden text (1 px boxes: .sr-only, a phone's table heads) is left out.
+      .filter((e) => e.clientWidth > 1 && e.scrollWidth > e.clientWidth + 1)
+      .filter((e) => {
+        const cs = getComputedStyle(e);
+        const scrolls = cs.overflowX === 'auto' || cs.overflowX === 'scroll';
+        return !(scrolls && cs.backgroundImage.includes('gradient'));
+      })
+      .filter((e) => getComputedStyle(e).overflowX !== 'visible' || e.tagName === 'svg')
+      .map((e) => `${e.tagName}.${e.className?.baseVal ?? e.className} ${e.scrollWidth}>${e.clientWidth}`));
+  }
 }

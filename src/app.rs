@@ -86,6 +86,9 @@ fn LabGrid() -> impl IntoView {
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
     controls::patch(lab);
     let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
+    // Cause and effect on one screen: the topology, playback, the faults and the
+    // switches in the first column, the outcome at the top of the last (on a phone,
+    // a compact outcome line under playback that sticks to the bottom edge).
     view! {
         <Controls html=controls::lab_head(ui, lab.lang.get_untracked(), lab.scenario.get_untracked())/>
         <div class="lab__grid">
@@ -93,10 +96,9 @@ fn LabGrid() -> impl IntoView {
                 <Topology/>
                 <Controls html=controls::playback(ui)/>
                 <LessonPart part=Part::Predict/>
-                <StatePane pane=Pane::Narration/>
-                <LessonPart part=Part::Code/>
                 <Controls html=controls::faults(ui, &nodes)/>
                 <Controls html=controls::switches(ui, &offered, lab.scenario.get_untracked())/>
+                <StatePane pane=Pane::Narration/>
             </div>
             <div class="lab__side">
                 <StatePane pane=Pane::Outcome/>
@@ -107,6 +109,7 @@ fn LabGrid() -> impl IntoView {
                 {pane(NodeId::Broker, Pane::Broker)}
             </div>
             <div class="lab__seq">
+                <LessonPart part=Part::Code/>
                 <Sequence/>
             </div>
         </div>
@@ -117,7 +120,9 @@ fn LabGrid() -> impl IntoView {
     }
 }
 
-/// Fallback notices and refused commands, dismissable.
+/// Notices (fallbacks of the link, refused commands, "Link copied"), dismissable.
+/// One element, moved beside the control the reader last used
+/// ([`controls::place_notices`]), so they appear where the reader is.
 #[component]
 fn Notices() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -131,6 +136,18 @@ fn Notices() -> impl IntoView {
             h.open("div", &[("class", "notices"), ("data-testid", "notice")]);
             for n in list {
                 h.el("p", &[], n);
+            }
+            if let Some(link) = controls::share_link(false) {
+                h.open(
+                    "input",
+                    &[
+                        ("class", "share"),
+                        ("readonly", ""),
+                        ("value", &link),
+                        ("data-testid", "share-link"),
+                        ("aria-label", ui.copy_link),
+                    ],
+                );
             }
             h.el(
                 "button",
@@ -146,7 +163,15 @@ fn Notices() -> impl IntoView {
             h.finish()
         })
     };
-    view! { <div role="status" inner_html=markup></div> }
+    // Held here: moved into the lab, the element may leave the document with it.
+    let node = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        lab.notices.track();
+        if let Some(el) = node.get_untracked() {
+            controls::place_notices(&el);
+        }
+    });
+    view! { <div role="status" id="notices" node_ref=node inner_html=markup></div> }
 }
 
 /// Reads the URL and the browser once, at start-up.

@@ -27,7 +27,12 @@ impl Layout {
         let pipeline = nodes.contains(&NodeId::Broker);
         let at = |x: f64, y: f64, w: f64, h: f64| Place { x, y, w, h };
         let mut out = Vec::new();
-        let (width, height) = if tall { (360.0, 450.0) } else { (700.0, 300.0) };
+        // A phone's portrait is kept short, so playback and the outcome fit under it.
+        let (width, height) = match (tall, pipeline) {
+            (true, true) => (360.0, 450.0),
+            (true, false) => (360.0, 400.0),
+            _ => (700.0, 300.0),
+        };
         match (tall, pipeline) {
             // Top to bottom: producer, broker, consumer, ledger.
             (true, true) => {
@@ -38,20 +43,20 @@ impl Layout {
             }
             // Top to bottom: the client, the API instances, the stores in a row.
             (true, false) => {
-                out.push((NodeId::Client, at(180.0, 38.0, 170.0, 56.0)));
+                out.push((NodeId::Client, at(180.0, 34.0, 170.0, 56.0)));
                 let gap = if apis.len() > 2 { 118.0 } else { 170.0 };
                 for (i, a) in apis.iter().enumerate() {
                     let x = 180.0 + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
                     out.push((
                         *a,
-                        at(x, 170.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
+                        at(x, 148.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
                     ));
                 }
                 for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
                     .into_iter()
                     .enumerate()
                 {
-                    out.push((n, at(59.0 + 121.0 * i as f64, 380.0, 115.0, 110.0)));
+                    out.push((n, at(59.0 + 121.0 * i as f64, 340.0, 115.0, 110.0)));
                 }
             }
             // Left to right: producer, broker, consumer, ledger.
@@ -124,6 +129,37 @@ impl Layout {
         let t = t.clamp(0.0, 1.0);
         Some((ax + (bx - ax) * t, ay + (by - ay) * t))
     }
+}
+
+impl Layout {
+    /// Where a message's tag `w` units wide goes beside its dot at (x, y): the
+    /// offset of its left edge, right of the dot if it clears every node's box
+    /// and the drawing's edges there, else left of it; `None` if neither side is
+    /// clear (the tag is hidden, so it never covers a node's name).
+    pub fn tag_dx(&self, x: f64, y: f64, w: f64) -> Option<f64> {
+        let (top, bottom) = (y - TAG_RISE - TAG_H, y - TAG_RISE);
+        let clear = |left: f64| {
+            left >= 0.0
+                && left + w <= self.width
+                && top >= 0.0
+                && self.nodes.iter().all(|(_, p)| {
+                    left + w <= p.x - p.w / 2.0
+                        || left >= p.x + p.w / 2.0
+                        || bottom <= p.y - p.h / 2.0
+                        || top >= p.y + p.h / 2.0
+                })
+        };
+        [9.0, -(w + 9.0)].into_iter().find(|dx| clear(x + dx))
+    }
+}
+
+/// A message's tag: its height, and how far its bottom sits above the dot.
+pub const TAG_H: f64 = 20.0;
+pub const TAG_RISE: f64 = 4.0;
+
+/// The width of a tag of `chars` characters at the tag's font size (monospace).
+pub fn tag_width(chars: usize) -> f64 {
+    10.0 + 8.7 * chars as f64
 }
 
 /// Where the segment from the centre of `p` towards (tx, ty) leaves its box.

@@ -690,18 +690,20 @@ pub fn topology(
         // In a narrow box the name shrinks, if it must, until its longest word fits.
         let avail = if narrow { p.w - 8.0 } else { p.w - 44.0 };
         let widest = title.split(' ').map(text_width).fold(0.0, f64::max);
+        // 14 px in a wide box; in a narrow one up to 13 px, smaller only if a word must fit.
         let scale = if narrow {
-            (10.0 / 13.0f64).min(avail / widest)
+            1.0f64.min(avail / widest)
         } else {
-            1.0
+            14.0 / 13.0
         };
         let size = tenths(13.0 * scale);
         let mut lines = wrap(&title, avail, scale);
         lines.truncate(2);
-        let (tx, anchor, top) = if narrow {
-            (p.x, "middle", y + 34.0)
+        // Centred: in a narrow box under the icon, in a wide one in the room right of it.
+        let (tx, top) = if narrow {
+            (p.x, y + 34.0)
         } else {
-            (x + 36.0, "start", p.y - 8.0 * lines.len() as f64 + 4.0)
+            (p.x + 14.0, p.y - 8.0 * lines.len() as f64 + 4.0)
         };
         let tr = if narrow {
             format!("translate({} {})", n(p.x - 11.0), n(y + 6.0))
@@ -724,7 +726,7 @@ pub fn topology(
                     ("class", name_class),
                     ("x", &n(tx)),
                     ("y", &ly),
-                    ("text-anchor", anchor),
+                    ("text-anchor", "middle"),
                     (if narrow { "font-size" } else { "" }, &size),
                 ],
                 line,
@@ -737,7 +739,7 @@ pub fn topology(
                 ("class", "node__detail"),
                 ("x", &n(tx)),
                 ("y", &dy),
-                ("text-anchor", anchor),
+                ("text-anchor", "middle"),
             ],
             &detail,
         );
@@ -790,19 +792,28 @@ pub fn topology(
             h.close("g");
             continue;
         }
-        // The tag sits right of the dot, or left of it near the right edge.
-        let w_tag = 8.0 + 6.4 * tag.chars().count() as f64;
-        let mid = l.along(m.from, m.to, 0.5).map_or(0.0, |(x, _)| x);
-        let dx = if mid + w_tag + 12.0 > l.width {
-            -(w_tag + 9.0)
-        } else {
-            9.0
-        };
+        // The tag sits beside the dot where it covers no node (the glide moves it:
+        // `ui::topology`), or is hidden for the moment.
+        let w_tag = crate::layout::tag_width(tag.chars().count());
+        let dx = l.tag_dx(at.x, at.y, w_tag);
+        let tr = format!(
+            "translate({} {})",
+            n(dx.unwrap_or(0.0)),
+            n(-crate::layout::TAG_RISE)
+        );
         h.open(
             "g",
             &[
-                ("class", "msg__tag"),
-                ("transform", &format!("translate({} -9)", n(dx))),
+                (
+                    "class",
+                    if dx.is_some() {
+                        "msg__tag"
+                    } else {
+                        "msg__tag hidden"
+                    },
+                ),
+                ("data-w", &(w_tag as u32).to_string()),
+                ("transform", &tr),
             ],
         );
         let w_px = n(w_tag);
@@ -811,15 +822,15 @@ pub fn topology(
             &[
                 ("class", "msg__pill"),
                 ("x", "0"),
-                ("y", "-11"),
+                ("y", "-20"),
                 ("width", &w_px),
-                ("height", "16"),
-                ("rx", "8"),
+                ("height", "20"),
+                ("rx", "10"),
             ],
         );
         h.el(
             "text",
-            &[("class", "msg__label"), ("x", "4"), ("y", "1")],
+            &[("class", "msg__label"), ("x", "5"), ("y", "-5")],
             &tag,
         );
         h.close("g");
@@ -866,7 +877,8 @@ pub fn sequence(
             ("width", &n(width)),
             ("height", &n(height)),
             ("viewBox", &format!("0 0 {} {}", n(width), n(height))),
-            ("role", "img"),
+            // A group, not an img: its arrows are buttons that jump to their step.
+            ("role", "group"),
             ("aria-label", ui.pane_sequence),
         ],
     );
@@ -909,12 +921,16 @@ pub fn sequence(
             classes(&[("lost", a.lost), ("future", a.sent > cursor)])
         );
         let step = a.sent.to_string();
+        let name = format!("{} {step}: {}", ui.step, a.label);
         h.open(
             "g",
             &[
                 ("class", &class),
                 ("data-step", &step),
                 ("data-testid", "seq-arrow"),
+                ("role", "button"),
+                ("tabindex", "0"),
+                ("aria-label", &name),
             ],
         );
         h.el("title", &[], &a.label);
@@ -1034,7 +1050,7 @@ mod tests {
             ] {
                 let title = name.split(" (").next().unwrap();
                 let widest = title.split(' ').map(text_width).fold(0.0, f64::max);
-                let scale = (10.0 / 13.0f64).min(107.0 / widest);
+                let scale = 1.0f64.min(107.0 / widest);
                 assert!(scale >= 0.7, "{title}: the font would shrink below 9 px");
                 for line in wrap(title, 107.0, scale) {
                     assert!(

@@ -175,8 +175,35 @@ impl Default for Inputs {
 
 /// The calculator's results, formatted for `lang`, in the order of [`OUTPUT_NAMES`]:
 /// keys held, memory, added latency, the formula and the verdict (one node or a cluster).
+/// An input that is empty, not a number or out of [`BOUNDS`] computes nothing: the
+/// figures read "—" and the verdict says which field is wrong and what it takes.
 pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
     let ui = ui(lang);
+    let labels = [
+        ui.calc_rps,
+        ui.calc_ttl_hours,
+        ui.calc_bytes_per_key,
+        ui.calc_extra_rtt_ms,
+        ui.calc_base_latency_ms,
+    ];
+    let bad = i
+        .values()
+        .iter()
+        .zip(BOUNDS)
+        .position(|(v, (lo, hi))| !(lo..=hi).contains(v));
+    if let Some(k) = bad {
+        let (lo, hi) = BOUNDS[k];
+        let dash = || "—".to_string();
+        let why = fill(
+            ui.calc_bad_input,
+            &[
+                labels[k],
+                &format_short(lo, lang),
+                &format_grouped(hi, lang),
+            ],
+        );
+        return [dash(), dash(), dash(), String::new(), why];
+    }
     let keys = keys_held(i.rps, i.ttl_hours);
     let bytes = memory_bytes(keys, i.bytes_per_key);
     let memory = format_bytes(bytes, lang);
@@ -209,17 +236,26 @@ pub const INPUT_NAMES: [&str; 5] = ["rps", "ttl", "bytes", "rtt", "base"];
 /// The `name`s of its `<output>`s, in the order [`outputs`] returns them.
 pub const OUTPUT_NAMES: [&str; 5] = ["keys", "memory", "latency", "formula", "verdict"];
 
+/// What each input accepts, in [`INPUT_NAMES`] order: up to 100 million requests per
+/// second, a year of TTL, a megabyte per key, 10 s of latency.
+pub const BOUNDS: [(f64, f64); 5] = [
+    (0.0, 1e8),
+    (0.0, 8760.0),
+    (1.0, 1e6),
+    (0.0, 1e4),
+    (0.1, 1e4),
+];
+
 impl Inputs {
-    /// From values in [`INPUT_NAMES`] order; a value that is not a number keeps the default.
+    /// From values in [`INPUT_NAMES`] order, as typed: an empty field is NaN, which
+    /// [`outputs`] refuses (it used to stand for the ADR's figure, silently).
     pub fn from_values(v: [f64; 5]) -> Inputs {
-        let d = Inputs::default();
-        let pick = |x: f64, dflt: f64| if x.is_finite() { x } else { dflt };
         Inputs {
-            rps: pick(v[0], d.rps),
-            ttl_hours: pick(v[1], d.ttl_hours),
-            bytes_per_key: pick(v[2], d.bytes_per_key),
-            extra_rtt_ms: pick(v[3], d.extra_rtt_ms),
-            base_latency_ms: pick(v[4], d.base_latency_ms),
+            rps: v[0],
+            ttl_hours: v[1],
+            bytes_per_key: v[2],
+            extra_rtt_ms: v[3],
+            base_latency_ms: v[4],
         }
     }
 
@@ -300,6 +336,25 @@ mod tests {
         assert_eq!(keys_held(-5.0, 24.0), 0.0);
         assert_eq!(memory_bytes(10.0, -1.0), 0.0);
         assert_eq!(format_short(-0.0001, Lang::En), "0");
+    }
+
+    #[test]
+    fn inputs_out_of_range_or_empty_compute_nothing_and_say_why() {
+        let ok = outputs(Inputs::default(), Lang::En);
+        assert_eq!(ok[0], "864\u{a0}million");
+        let mut v = Inputs::default().values();
+        v[0] = 1e308;
+        let out = outputs(Inputs::from_values(v), Lang::En);
+        assert_eq!(out[0], "—");
+        assert_eq!(
+            out[4],
+            "“Mutating requests per second”: enter a number from 0 to 100,000,000."
+        );
+        v[0] = f64::NAN;
+        assert_eq!(outputs(Inputs::from_values(v), Lang::Ru)[1], "—");
+        let mut v = Inputs::default().values();
+        v[4] = 0.0;
+        assert!(outputs(Inputs::from_values(v), Lang::Ru)[4].contains("от 0,1 до 10\u{a0}000"));
     }
 
     #[test]

@@ -5,6 +5,10 @@ use super::{Lang, Lesson, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
     lang: Lang::En,
+    hero: [
+        "A payment request times out. Was the card charged? The app retries, and the customer may pay twice. Watch it happen, then stop it.",
+        "▶ Try it: play a retry",
+    ],
     intro: "A phone sends a payment, the network swallows the answer, and the app tries again. This page shows what that retry does to a payment system: first with no protection, then with each standard defence. By the end you can build it, and explain it in an interview.",
     sections: &[
         Section {
@@ -777,7 +781,7 @@ pub static UI: Ui = Ui {
 
     copy_link: "Copy link",
     link_copied: "Link copied",
-    copy_failed: "Couldn't copy; the link is in the address bar.",
+    copy_failed: "The browser did not let the page copy. Copy the link from here:",
 
     defences: "Defences",
     defence_on: "on",
@@ -1023,6 +1027,10 @@ pub static UI: Ui = Ui {
     crash_reload: "Reload the lesson",
     listing: "Code listing",
     crash_report: "If it happens again, please send us this link to the state the page was in:",
+    topology_hint: "Click a message in flight to lose it.",
+    sequence_hint: "An arrow (click, or Tab and Enter) jumps to its step.",
+    parallel_range: "Parallel retries go from 2 to 10: “{}” became {}.",
+    calc_bad_input: "“{}”: enter a number from {} to {}.",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

@@ -81,6 +81,14 @@ pub fn render_sections(lang: Lang) -> String {
     let l = lesson(lang);
     let mut out = String::with_capacity(64 * 1024);
     part(&mut out, "before");
+    // The first screen: the problem in a sentence, and the lab offered at once
+    // (`data-act="try"`: see `ui::controls`).
+    let _ = write!(
+        out,
+        "<div class=\"hero\"><p class=\"hero__problem\">{}</p><button type=\"button\" class=\"primary hero__try\" data-act=\"try\" data-testid=\"try-lab\">{}</button></div>",
+        prose(l.hero[0]),
+        esc(l.hero[1])
+    );
     let _ = write!(out, "<p class=\"intro\">{}</p>", prose(l.intro));
     contents(&mut out, l);
     let split = l
@@ -230,13 +238,22 @@ fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
         "<form class=\"calc\" data-calc aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
         esc(ui.calc_title)
     );
-    for ((name, label), value) in INPUT_NAMES.iter().zip(labels).zip(d.values()) {
+    for (((name, label), value), (lo, hi)) in INPUT_NAMES
+        .iter()
+        .zip(labels)
+        .zip(d.values())
+        .zip(calc::BOUNDS)
+    {
+        // The HTML number syntax is locale-independent.
+        let en = |x: f64| calc::format_short(x, Lang::En);
         let _ = write!(
             out,
-            "<label>{}<input type=\"number\" name=\"{name}\" value=\"{}\" min=\"0\" step=\"any\" inputmode=\"decimal\"></label>",
+            "<label>{}<input type=\"number\" name=\"{name}\" value=\"{}\" min=\"{}\" max=\"{}\" step=\"any\" inputmode=\"decimal\" required></label>",
             esc(label),
-            // The HTML number syntax is locale-independent.
-            calc::format_short(value, Lang::En)
+            en(value),
+            en(lo),
+            // `format_short` keeps three digits; the bounds are whole numbers.
+            (hi as u64)
         );
     }
     out.push_str("</div><dl class=\"calc__out\">");

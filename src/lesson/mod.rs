@@ -66,6 +66,9 @@ impl Lang {
 #[derive(Debug)]
 pub struct Lesson {
     pub lang: Lang,
+    /// The problem in a sentence, at the top of the page, and the button beside it
+    /// that brings the lab into view and plays the run.
+    pub hero: [&'static str; 2],
     /// A short paragraph before the sections.
     pub intro: &'static str,
     /// The prose sections, in page order; ids are [`SECTION_IDS`].
@@ -602,6 +605,16 @@ ui_struct! {
     crash_report,
     /// Accessible name of a code listing of the prose (a scrollable region).
     listing,
+
+    // The first screen, hints, and feedback where the reader is.
+    /// Under the topology: a message in flight can be lost.
+    topology_hint,
+    /// Under the sequence diagram's title: arrows jump to their step.
+    sequence_hint,
+    /// The parallel-retries field out of range: `{}` is what was typed, `{}` the number used.
+    parallel_range,
+    /// A calculator field out of range: `{}` is its label, `{}` and `{}` the bounds.
+    calc_bad_input,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

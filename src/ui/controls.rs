@@ -13,7 +13,7 @@ use super::state::Lab;
 use crate::html::Html;
 use crate::lesson::{names, Lang, Ui, SCENARIO_IDS, SEED_SCENARIOS};
 use crate::narrate::{fill, node_name};
-use crate::params::{speed_factor, speed_text, SPEEDS};
+use crate::params::{echo, speed_factor, speed_text, SPEEDS};
 use idem_sim::scenario::{Toggle, ToggleKind};
 use idem_sim::{Command, Millis, NodeId};
 use leptos::prelude::*;
@@ -55,6 +55,8 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
     let mut out = h.finish();
     out.push_str(&picker(ui, lang, id));
     let mut h = Html::new();
+    // Sharing the state is no fault: it sits with the scenario, not under Faults.
+    button(&mut h, "copy", "btn-copy-link", "", ui.copy_link);
     h.close("div");
     h.el(
         "p",
@@ -271,7 +273,6 @@ pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
     }
     button(&mut h, "h1", "btn-advance-1h", "", ui.advance_1h);
     button(&mut h, "h25", "btn-advance-25h", "", ui.advance_25h);
-    button(&mut h, "copy", "btn-copy-link", "", ui.copy_link);
     h.close("fieldset");
     h.finish()
 }
@@ -431,6 +432,16 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         return false;
     };
     let act = el.get_attribute("data-act").unwrap_or_default();
+    if act != "dismiss" {
+        near(match act.as_str() {
+            "copy" | "scenario" => Near::Head,
+            "ack" | "parallel" | "parallel-n" | "crash" | "h1" | "h25" => Near::Faults,
+            "toggle" => Near::Switches,
+            "lang" => Near::Top,
+            "clear" | "predict" | "continue" | "check" => Near::Text,
+            _ => Near::Play,
+        });
+    }
     let value = || {
         el.dyn_ref::<HtmlInputElement>()
             .map(|i| i.value())
@@ -476,7 +487,10 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
                 });
             }
         }
-        ("click", "dismiss") => lab.notices.set(Vec::new()),
+        ("click", "dismiss") => {
+            share_link(true);
+            lab.notices.set(Vec::new());
+        }
         ("change", "scenario") => {
             let v = value();
             if let Some(id) = SCENARIO_IDS.iter().find(|i| **i == v) {
@@ -493,12 +507,33 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
                 lab.speed.set(s);
             }
         }
+        // The button's label follows the field as the reader types a valid count.
+        ("input", "parallel-n") => match value().parse::<u32>() {
+            Ok(n) if (2..=10).contains(&n) => lab.parallel_n.set(n),
+            _ => {}
+        },
+        // On leaving the field, a count out of range is brought into it, and said so.
         ("change", "parallel-n") => {
-            let n = value().parse::<u32>().unwrap_or(3).clamp(2, 10);
+            let typed = value();
+            let n = typed.parse::<u32>().unwrap_or(3).clamp(2, 10);
             lab.parallel_n.set(n);
             if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
                 i.set_value(&n.to_string());
             }
+            if typed != n.to_string() {
+                let ui = lab.ui();
+                let msg = fill(ui.parallel_range, &[&echo(&typed), &n.to_string()]);
+                lab.notices.update(|v| v.push(msg));
+            }
+        }
+        ("click", "try") => {
+            if let Some(l) = document().get_element_by_id("lab") {
+                l.scroll_into_view();
+            }
+            if !lab.playing.get_untracked() {
+                lab.toggle_play();
+            }
+            super::lesson::focus_later("[data-act=play]");
         }
         ("change", "toggle") => {
             let t = el
@@ -522,17 +557,39 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
     true
 }
 
-/// Copies the page's address (kept in step with the state) to the clipboard.
+/// Copies the page's address (kept in step with the state) to the clipboard. Where
+/// the page may not (inside a frame, or when the browser refuses), the notice offers
+/// the link in a selected field to copy by hand.
 fn copy_link(lab: Lab) {
     use wasm_bindgen::closure::Closure;
     let ui = lab.ui();
     let href = window().location().href().unwrap_or_default();
-    let say = move |msg: &'static str| {
-        Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
-            lab.notices.update(|n| n.push(msg.to_string()))
-        })
+    let framed =
+        window().top().ok().flatten().is_none_or(|t| {
+            wasm_bindgen::JsValue::from(t) != wasm_bindgen::JsValue::from(window())
+        });
+    let offer = move |link: String| {
+        SHARE.with(|s| *s.borrow_mut() = Some(link));
+        lab.notices.update(|n| n.push(ui.copy_failed.to_string()));
+        request_animation_frame(|| {
+            if let Some(i) =
+                find("[data-testid=share-link]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            {
+                let _ = i.focus();
+                i.select();
+            }
+        });
     };
-    let (ok, failed) = (say(ui.link_copied), say(ui.copy_failed));
+    if framed {
+        return offer(href);
+    }
+    let ok = Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
+        lab.notices.update(|n| n.push(ui.link_copied.to_string()))
+    });
+    let failed = Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new({
+        let href = href.clone();
+        move |_| offer(href.clone())
+    });
     let _ = window()
         .navigator()
         .clipboard()
@@ -541,6 +598,75 @@ fn copy_link(lab: Lab) {
     // Each runs at most once, after this function returns; the page keeps them.
     ok.forget();
     failed.forget();
+}
+
+/// Where the reader last acted: the notices appear there, not at the top of the page.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Near {
+    /// Above the lesson: what the link or the page itself reports.
+    Top,
+    /// The lab's head: the picker, Copy link.
+    Head,
+    /// Under playback (and the topology's messages).
+    Play,
+    Faults,
+    Switches,
+    /// Under the lab: the question, the progress.
+    Text,
+}
+
+thread_local! {
+    static NEAR: std::cell::Cell<Near> = const { std::cell::Cell::new(Near::Top) };
+    /// The link Copy link could not copy, offered in a field.
+    static SHARE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Notes that the reader acted at `place`.
+pub fn near(place: Near) {
+    NEAR.with(|n| n.set(place));
+}
+
+/// Moves the notices (`#notices`) beside the control the reader last used: after
+/// its group of controls, or above the lesson for what the page itself reports.
+pub fn place_notices(el: &Element) {
+    let near = NEAR.with(|n| n.get());
+    let (sel, group) = match near {
+        Near::Top => (".page__header", false),
+        Near::Head => (".lab__head", true),
+        Near::Play => (".playback", true),
+        Near::Faults => (".faults", true),
+        Near::Switches => (".switches", true),
+        Near::Text => (".lab__text", false),
+    };
+    let Some(at) = find(sel).or_else(|| find(".lab__head")) else {
+        return;
+    };
+    // A control's group is its `Controls` wrapper (see [`Controls`]).
+    let at = if group {
+        at.parent_element().unwrap_or(at)
+    } else {
+        at
+    };
+    if at.next_element_sibling().as_ref() != Some(el) {
+        let _ = at.insert_adjacent_element("afterend", el);
+    }
+    // On a phone the lab is reordered (style/main.css): under playback it follows playback.
+    set(
+        el,
+        "data-near",
+        if near == Near::Play { "play" } else { "" },
+    );
+}
+
+/// The link to offer in a field, if copying it failed; `clear` forgets it.
+pub fn share_link(clear: bool) -> Option<String> {
+    SHARE.with(|s| {
+        if clear {
+            s.borrow_mut().take()
+        } else {
+            s.borrow().clone()
+        }
+    })
 }
 
 /// A toggle's name in the reader's language.

@@ -79,7 +79,7 @@ pub fn Sequence() -> impl IntoView {
                 &r.trace,
                 &r.scenario.nodes(),
                 k,
-                if lab.tall.get() { 60.0 } else { 70.0 },
+                lane_width(lab.tall.get(), r.scenario.nodes().len()),
             )
         })
     };
@@ -93,22 +93,48 @@ pub fn Sequence() -> impl IntoView {
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
             <h3>{ui.pane_sequence}</h3>
+            <p class="hint muted">{ui.sequence_hint}</p>
             <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=markup></div>
         </section>
     }
 }
 
-/// A click on an arrow of the sequence diagram jumps to the step that sent it.
-/// Called by the page's one delegated listener; `false` if the click was elsewhere.
+/// A lane of the sequence diagram: every lane fits its column (about 310 px on a
+/// phone, 350 px beside the topology), up to 60 or 70 px.
+pub fn lane_width(tall: bool, lanes: usize) -> f64 {
+    let (fit, most) = if tall { (310.0, 60.0) } else { (350.0, 70.0) };
+    (fit / lanes.max(1) as f64).min(most)
+}
+
+/// A click on an arrow of the sequence diagram, or Enter or Space on a focused one,
+/// jumps to the step that sent it. Called by the page's one delegated listener;
+/// `false` if the event was elsewhere.
 pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    if e.type_() != "click" {
-        return false;
+    use wasm_bindgen::JsCast;
+    let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
+    match &key {
+        Some(k) if k != "Enter" && k != " " => return false,
+        None if e.type_() != "click" => return false,
+        _ => {}
     }
     let step = super::closest(e, ".sequence [data-step]")
         .and_then(|el| el.get_attribute("data-step"))
         .and_then(|s| s.parse::<usize>().ok());
     let Some(k) = step else { return false };
+    if key.is_some() {
+        e.prevent_default();
+    }
     lab.playing.set(false);
     lab.go(k);
+    // The diagram is drawn anew: keep a keyboard reader on the arrow of that step.
+    if key.is_some() {
+        request_animation_frame(move || {
+            let sel = format!(".sequence [data-step=\"{k}\"][tabindex]");
+            // An SVG element: `focus` is the same method on it (no `SvgElement` binding needed).
+            if let Some(el) = document().query_selector(&sel).ok().flatten() {
+                let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
+            }
+        });
+    }
     true
 }

@@ -5,7 +5,7 @@
 
 use super::state::Lab;
 use crate::html::tenths;
-use crate::layout::Layout;
+use crate::layout::{Layout, TAG_RISE};
 use crate::render;
 use idem_sim::net::Fate;
 use idem_sim::{Command, MsgId};
@@ -73,6 +73,21 @@ pub fn Topology() -> impl IntoView {
                         "transform",
                         &format!("translate({} {})", tenths(at.x), tenths(at.y)),
                     );
+                    // The tag moves to the side where it covers no node, or hides.
+                    if let Some(t) = g.query_selector(".msg__tag").ok().flatten() {
+                        let w = t
+                            .get_attribute("data-w")
+                            .and_then(|v| v.parse::<u32>().ok())
+                            .unwrap_or(0);
+                        let dx = l.tag_dx(at.x, at.y, f64::from(w));
+                        let _ = t.class_list().toggle_with_force("hidden", dx.is_none());
+                        if let Some(dx) = dx {
+                            let _ = t.set_attribute(
+                                "transform",
+                                &format!("translate({} -{})", tenths(dx), tenths(TAG_RISE)),
+                            );
+                        }
+                    }
                     let cl = g.class_list();
                     let _ = cl.toggle_with_force("hidden", at.hidden);
                     let _ = cl.toggle_with_force("msg--lost", at.broken);
@@ -83,6 +98,7 @@ pub fn Topology() -> impl IntoView {
     view! {
         <figure class="topology" data-testid="topology">
             <div class="topology__canvas" inner_html=markup></div>
+            <figcaption class="hint muted">{ui.topology_hint}</figcaption>
         </figure>
     }
 }
@@ -107,6 +123,7 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         .world
         .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
     if live {
+        super::controls::near(super::controls::Near::Play);
         lab.command(Command::Lose(id));
         if key.is_some() {
             e.prevent_default();
