@@ -84,6 +84,16 @@ fn check(bound: &Bound, classes: &[FaultClass]) {
             s.id, report.unique
         );
         assert!(report.ends > 0, "{}: no end reached", s.id);
+        eprintln!(
+            "{:<32} {:>9} transitions {:>8} unique {:>6} ends (losses {}, crashes {}, clock jumps {})",
+            s.id,
+            report.states,
+            report.unique,
+            report.ends,
+            bound.max_losses,
+            bound.max_crashes,
+            bound.max_clock_jumps
+        );
         let allowed: BTreeSet<Invariant> =
             classes.iter().flat_map(|c| s.allowed_breaks(*c)).collect();
         for (inv, path) in unexpected(&w, &report, &allowed, single) {
