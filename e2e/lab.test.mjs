@@ -521,7 +521,10 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       const overlapY = (a, b) => a.y < b.y + b.height && b.y < a.y + a.height;
       assert.ok(right(topo) <= left(seq), `the sequence diagram is right of the topology: ${JSON.stringify({ topo, seq })}`);
       assert.ok(right(seq) <= left(panes), `the state panes are right of the diagram: ${JSON.stringify({ seq, panes })}`);
-      assert.ok(overlapY(topo, seq) && overlapY(seq, panes), 'the three columns share the same rows');
+      // The second column holds the code above the diagram: its top shares rows with the others.
+      const code = await lab.box('code-pane');
+      assert.ok(right(topo) <= left(code) && left(code) === left(seq), 'the code sits above the diagram, right of the topology');
+      assert.ok(overlapY(topo, code) && overlapY(code, panes), 'the three columns share the same rows');
       assert.ok(left(redis) >= right(seq), 'the Redis pane is in the state column');
       assert.ok(right(panes) <= WIDE.width && (await lab.scrollWidth()) <= WIDE.width, 'nothing overflows at 1440 px');
     });

@@ -77,18 +77,30 @@ impl Lab {
     pub fn new(start: Start) -> Lab {
         let run = RwSignal::new(start.run);
         let cursor = RwSignal::new(start.step.min(run.with_untracked(|r| r.len())));
-        let world = Memo::new(move |_| run.with(|r| r.state_at(cursor.get())));
-        let prev = Memo::new(move |_| run.with(|r| r.state_at(cursor.get().saturating_sub(1))));
-        let record = Memo::new(move |_| {
-            let k = cursor.get();
-            run.with(|r| {
-                if k == 0 {
-                    None
-                } else {
-                    r.trace.get(k - 1).cloned()
-                }
-            })
-        });
+        // The run and the cursor change only when the step shown changes (`go` leaves an
+        // unchanged cursor alone), so the memos need not compare worlds: a derived
+        // `PartialEq` over the whole world costs kilobytes of wasm.
+        let world = Memo::new_with_compare(
+            move |_| run.with(|r| r.state_at(cursor.get())),
+            always_changed,
+        );
+        let prev = Memo::new_with_compare(
+            move |_| run.with(|r| r.state_at(cursor.get().saturating_sub(1))),
+            always_changed,
+        );
+        let record = Memo::new_with_compare(
+            move |_| {
+                let k = cursor.get();
+                run.with(|r| {
+                    if k == 0 {
+                        None
+                    } else {
+                        r.trace.get(k - 1).cloned()
+                    }
+                })
+            },
+            always_changed,
+        );
         Lab {
             lang: RwSignal::new(start.lang),
             scenario: RwSignal::new(start.scenario),
@@ -130,7 +142,9 @@ impl Lab {
     pub fn go(&self, k: usize) {
         let k = k.min(self.run.with_untracked(|r| r.len()));
         let from = self.cursor.get_untracked();
-        self.cursor.set(k);
+        if k != from {
+            self.cursor.set(k);
+        }
         self.anim_gen.update_value(|g| *g += 1);
         if k == from + 1 && !self.reduced_motion {
             self.anim.set(0.0);
@@ -243,6 +257,11 @@ impl Lab {
             }
         }
     }
+}
+
+/// A memo's comparison that never holds back a new value.
+fn always_changed<T>(_: Option<&T>, _: Option<&T>) -> bool {
+    true
 }
 
 /// One frame of the glide into the current step.
