@@ -921,7 +921,15 @@ pub fn sequence(
             classes(&[("lost", a.lost), ("future", a.sent > cursor)])
         );
         let step = a.sent.to_string();
-        let name = format!("{} {step}: {}", ui.step, a.label);
+        // The name starts with the text drawn (shortened label, ✕ when lost), so a
+        // voice user can say what they see; then the step and the whole label.
+        let shown = truncate(&a.label, 18);
+        let name = format!(
+            "{shown}{} ({} {step}: {})",
+            if a.lost { " ✕" } else { "" },
+            ui.step,
+            a.label
+        );
         h.open(
             "g",
             &[
@@ -973,7 +981,7 @@ pub fn sequence(
                 ("y", &n(y1 - 3.0)),
                 ("text-anchor", anchor),
             ],
-            &truncate(&a.label, 18),
+            &shown,
         );
         h.close("g");
     }
