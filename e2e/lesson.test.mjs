@@ -109,6 +109,13 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       }, 'naive-post');
       assert.equal(decisive, 'decisive');
       assert.match(await lab.text('narration'), /decisive moment/, `step ${k} is the decisive moment`);
+      // Asked before the server has done anything with the retry: no charge told, no charge line lit.
+      assert.doesNotMatch(await lab.text('narration'), /processor|ch_\d/i, 'the question comes before the effects');
+      assert.doesNotMatch(
+        (await lab.page.locator('[data-testid=code-pane] li.cur').textContent().catch(() => '')) ?? '',
+        /processor\.charge/,
+        'the code pane does not light the charge yet',
+      );
       assert.equal(await lab.page.evaluate(() => document.activeElement?.name), 'predict', 'focus is on the answers');
       assert.equal(await form.locator('input[type=radio]').count(), 4);
 
@@ -259,7 +266,8 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.byId('predict').waitFor();
       assert.match(await lab.text('narration'), /decisive moment/);
       const cur = () => lab.page.locator('[data-testid=code-pane] li.cur').textContent();
-      assert.match(await cur(), /UPDATE posts SET likes = likes \+ 1/, 'the first request has incremented');
+      // The retry is on its way; the code pane still shows where the first request ended.
+      assert.match(await cur(), /return 200/, 'the first request has answered; the retry has not run');
       await lab.byId('predict-continue').click();
       await lab.pickScenario('idempotency-key');
       await lab.waitForStep(0);

@@ -192,7 +192,8 @@ impl Run {
         self.find(|h| *h == Happening::Invariant { inv, holds: false })
     }
 
-    /// The step of the decisive moment (a retry or duplicate reaches the API, a redelivery).
+    /// The step of the decisive moment: a retry or a duplicate is sent, or a record is
+    /// redelivered, and the server has not yet acted on it.
     pub fn decisive_step(&self) -> Option<usize> {
         self.find(|h| *h == Happening::Decisive)
     }

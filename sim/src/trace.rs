@@ -114,7 +114,8 @@ pub enum Happening {
     OffsetCommitted(u64),
     /// A command from the reader (or the scenario's script) was applied.
     Command(Command),
-    /// The moment the lesson pauses on: a retry or a duplicate reaches the API, or a record is redelivered.
+    /// The moment the lesson pauses on: a retry or a duplicate leaves the app, or a
+    /// record is redelivered — before the server has done anything with it.
     Decisive,
     /// An invariant started or stopped holding.
     Invariant {

@@ -469,7 +469,7 @@ pub struct World {
     pub initial: Initial,
     /// Each invariant's status after the last step.
     pub invariants: VecMap<Invariant, bool>,
-    /// The decisive moment (a retry reaches the API, a duplicate races, a redelivery) has come.
+    /// The decisive moment (a retry or a duplicate is sent, a record is redelivered) has come.
     pub decisive: bool,
     /// The trace's texts (labels, SQL, Redis commands) are left empty: an
     /// explorer that only looks at the state saves their formatting.
@@ -1159,6 +1159,12 @@ impl World {
             attempt,
             key: o.key.map(|k| k.to_string()),
         });
+        if attempt >= 2 && !self.decisive {
+            // The same operation is on its way again: the moment to ask what the
+            // server will do with it, before the server does anything.
+            self.decisive = true;
+            hs.push(Happening::Decisive);
+        }
         if !matches!(o.belief, Belief::Conflict) && !o.belief.is_definite() {
             self.set_belief(op, Belief::Waiting, hs);
         }
@@ -1339,10 +1345,6 @@ impl World {
     }
 
     fn api_receive(&mut self, i: u8, req: Request, hs: &mut Vec<Happening>) {
-        if req.attempt >= 2 && !self.decisive {
-            self.decisive = true;
-            hs.push(Happening::Decisive);
-        }
         let rid = ReqId(self.next_req);
         self.next_req += 1;
         let h = Handling {

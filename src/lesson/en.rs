@@ -950,7 +950,7 @@ pub static UI: Ui = Ui {
     n_cmd_parallel: "The app fires {} identical requests at once.",
     n_cmd_external: "Another writer (the web app) debits ${} directly.",
     n_no_key: "no key",
-    n_decisive: "This is the decisive moment: the server sees the same operation again.",
+    n_decisive: "This is the decisive moment: the same operation is on its way to the server again. What will the server do with it?",
     n_client_sends: "The app sends the request ({}).",
     n_client_retry: "The app retries: attempt {}, key: {}.",
     n_client_timeout: "Attempt {} timed out. The app cannot tell whether it worked.",
