@@ -4,6 +4,7 @@
 #   make test    install what is missing, then run every check (what CI runs: .ci/run)
 #   make build   release build into dist/
 #   make bench   sizes of dist/ and time to interactive in headless Chromium
+#   make scorm   release build as a SCORM 1.2 package: target/scorm/idempotency-lab.zip
 #   make setup   only install what is missing (scripts/setup.sh)
 
 SHELL := /bin/bash
@@ -14,16 +15,16 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/e2e/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 WASM_TARGET := wasm32-unknown-unknown
-E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.test.mjs e2e/front.test.mjs e2e/robust.test.mjs e2e/a11y.test.mjs
+E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.test.mjs e2e/front.test.mjs e2e/robust.test.mjs e2e/a11y.test.mjs e2e/scorm.test.mjs
 
 # Never run these steps in parallel, even under `make -j`.
 .NOTPARALLEL:
 
-.PHONY: help setup serve build test bench clean \
+.PHONY: help setup serve build test bench scorm clean \
         test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
 
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -61,6 +62,10 @@ test-e2e:
 
 bench: build
 	node scripts/bench.mjs
+
+# dist/ and imsmanifest.xml, zipped (scripts/scorm.mjs; the SCO's run-time side is scorm.js).
+scorm: build
+	node scripts/scorm.mjs
 
 clean:
 	cargo clean

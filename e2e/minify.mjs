@@ -1,5 +1,5 @@
 // Trunk post_build hook (release builds only): minify the JavaScript (wasm-bindgen's
-// glue, boot.js) with terser and the CSS by removing comments and spaces, and keep
+// glue, boot.js, scorm.js) with terser and the CSS by removing comments and spaces, and keep
 // index.html's integrity attributes right. Trunk's own minifier cannot parse the glue
 // (it warns and copies it as it is), so Trunk.toml leaves minification to this hook.
 // Saves ~2.5 KB gzip of the page's 200 KB budget.

@@ -233,7 +233,7 @@ describe('robustness (release build, strict CSP)', { timeout: 300_000 }, () => {
         }));
         assert.deepEqual(problems, [], where);
         assert.equal(seen.injected, 0, `${where}: injected markup`);
-        assert.equal(seen.scripts, 1, `${where}: only boot.js is a script`);
+        assert.equal(seen.scripts, 2, `${where}: only scorm.js and boot.js are scripts`);
         assert.ok(seen.width <= width, `${where}: scrollWidth ${seen.width}`);
         assert.ok(seen.notice < 1500, `${where}: a notice of ${seen.notice} characters`);
         checked++;

@@ -6,8 +6,9 @@
 #   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
 #                      (no --locked: one of its pinned dependencies is not on the registry)
-#   chromium + a font  apt-get install chromium fonts-dejavu-core
-#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser)
+#   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, for make scorm)
+#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, axe-core,
+#                      scorm-again = the SCORM 1.2 LMS of e2e/scorm.test.mjs)
 #
 # Versions that work on these machines, and those that do not: ../shared/TOOLCHAIN.md.
 set -euo pipefail
@@ -75,10 +76,11 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSIO
   installed+=("wasm-bindgen-cli $WB_VERSION")
 fi
 
-# --- Chromium, Node and a font (Debian packages) -------------------------------------
+# --- Chromium, Node, a font and zip (Debian packages) -------------------------------------
 debs=()
 [ -x /usr/bin/chromium ] || debs+=(chromium)
 dpkg -s fonts-dejavu-core >/dev/null 2>&1 || debs+=(fonts-dejavu-core)
+command -v zip >/dev/null 2>&1 || debs+=(zip)
 command -v node >/dev/null 2>&1 || debs+=(nodejs)
 command -v npm >/dev/null 2>&1 || debs+=(npm)
 if [ "${#debs[@]}" -gt 0 ]; then

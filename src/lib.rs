@@ -7,6 +7,7 @@
 //! - [`lesson`]: every text of the page, in Russian and English, as data.
 //! - [`render`]: the state panes, narration, outcome and sequence diagram as markup.
 //! - [`crash`]: the panic hook's friendly failure box.
+//! - [`lms`]: what the module tells an LMS's adapter (`scorm.js`), and what it reads from it.
 //! - [`params`], [`narrate`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
 
 pub mod app;
@@ -14,6 +15,7 @@ pub mod crash;
 pub mod html;
 pub mod layout;
 pub mod lesson;
+pub mod lms;
 pub mod narrate;
 pub mod params;
 pub mod progress;

@@ -104,6 +104,17 @@ impl Progress {
         self.watched.contains(&id)
     }
 
+    /// Questions answered right (the first answer to each is the one kept).
+    pub fn right(&self) -> usize {
+        self.answered.iter().filter(|(_, r)| *r).count()
+    }
+
+    /// Every scenario watched to the end and every question answered (one per
+    /// scenario), whether right or not: the lesson is done.
+    pub fn complete(&self) -> bool {
+        self.watched.len() == SCENARIO_IDS.len() && self.answered.len() == SCENARIO_IDS.len()
+    }
+
     /// Progress cleared; the predict setting is kept.
     pub fn cleared(&self) -> Progress {
         Progress {
@@ -145,6 +156,20 @@ mod tests {
         let p = Progress::parse("w=naive-post,bogus;a=bogus:1,ttl-expiry:1");
         assert_eq!(p.watched, ["naive-post"]);
         assert_eq!(p.answered, [("ttl-expiry", true)]);
+    }
+
+    #[test]
+    fn complete_once_every_scenario_is_watched_and_every_question_answered() {
+        let mut p = Progress::default();
+        for (i, id) in SCENARIO_IDS.iter().enumerate() {
+            p.watch(id);
+            assert!(!p.complete(), "{id}: watched, not yet answered");
+            p.answer(id, i % 3 != 0);
+        }
+        assert!(p.complete());
+        assert_eq!(p.right(), 8, "13 answers, 5 of them wrong");
+        assert!(!p.cleared().complete());
+        assert_eq!(p.cleared().right(), 0);
     }
 
     #[test]

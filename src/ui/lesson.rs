@@ -58,13 +58,15 @@ impl Learn {
     /// lab, so the page scrolls to it once the prose above it has arrived.
     pub fn new(lab: Lab, to_lab: bool) -> Learn {
         let storage = window().local_storage().ok().flatten();
-        if storage.is_none() {
+        // In an LMS, the progress it kept for this learner; `localStorage` is the
+        // browser's (another learner's, on a shared computer) and is only written.
+        let restored = crate::lms::restored();
+        if storage.is_none() && restored.is_none() {
             lab.notices
                 .update(|n| n.push(lab.ui().storage_unavailable.to_string()));
         }
-        let stored = storage
-            .as_ref()
-            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        let stored = restored
+            .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
         let learn = Learn {
             sections: RwSignal::new(None),
@@ -74,10 +76,13 @@ impl Learn {
             progress: RwSignal::new(Progress::parse(&stored)),
         };
         Effect::new(move |_| {
-            let text = learn.progress.with(Progress::to_text);
-            if let Some(s) = &storage {
-                let _ = s.set_item(STORAGE_KEY, &text);
-            }
+            learn.progress.with(|p| {
+                let text = p.to_text();
+                if let Some(s) = &storage {
+                    let _ = s.set_item(STORAGE_KEY, &text);
+                }
+                crate::lms::publish(p, &text);
+            });
         });
         Effect::new(move |last: Option<&'static str>| {
             let (lang, id) = (lab.lang.get(), lab.scenario.get());
