@@ -52,6 +52,6 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(STAGE, { recursive: true });
 cpSync(DIST, STAGE, { recursive: true });
 writeFileSync(path.join(STAGE, 'imsmanifest.xml'), manifest(distFiles()));
-// -X: no extra file attributes (uid/gid, times in UTC), so the zip is the same for the same dist/.
+// -X: no extra file attributes (uid/gid, extended timestamps): only what an LMS reads.
 execFileSync('zip', ['-q', '-X', '-r', ZIP, '.'], { cwd: STAGE, stdio: 'inherit' });
 console.log(`scorm: ${path.relative(REPO, ZIP)} (${distFiles().length} files of dist/ and imsmanifest.xml)`);
