@@ -6,7 +6,7 @@
 #   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
 #                      (no --locked: one of its pinned dependencies is not on the registry)
-#   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, for make scorm)
+#   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, unzip: make scorm, its test)
 #   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, axe-core,
 #                      scorm-again = the SCORM 1.2 LMS of e2e/scorm.test.mjs)
 #
@@ -76,11 +76,12 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSIO
   installed+=("wasm-bindgen-cli $WB_VERSION")
 fi
 
-# --- Chromium, Node, a font and zip (Debian packages) -------------------------------------
+# --- Chromium, Node, a font, zip and unzip (Debian packages) -------------------------------------
 debs=()
 [ -x /usr/bin/chromium ] || debs+=(chromium)
 dpkg -s fonts-dejavu-core >/dev/null 2>&1 || debs+=(fonts-dejavu-core)
 command -v zip >/dev/null 2>&1 || debs+=(zip)
+command -v unzip >/dev/null 2>&1 || debs+=(unzip)
 command -v node >/dev/null 2>&1 || debs+=(nodejs)
 command -v npm >/dev/null 2>&1 || debs+=(npm)
 if [ "${#debs[@]}" -gt 0 ]; then
