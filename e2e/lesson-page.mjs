@@ -20,8 +20,11 @@ export class LessonPage {
     this.page = page;
     /** Console errors, page errors, failed requests and HTTP errors seen so far. */
     this.problems = [];
+    /** Console warnings seen so far (a clean page load has none). */
+    this.warnings = [];
     page.on('console', (msg) => {
       if (msg.type() === 'error') this.problems.push(`console error: ${msg.text()}`);
+      if (msg.type() === 'warning') this.warnings.push(msg.text());
     });
     page.on('pageerror', (err) => this.problems.push(`page error: ${err.message}`));
     page.on('requestfailed', (req) =>

@@ -118,6 +118,10 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       );
       assert.equal(await lab.page.evaluate(() => document.activeElement?.name), 'predict', 'focus is on the answers');
       assert.equal(await form.locator('input[type=radio]').count(), 4);
+      // Check with nothing chosen says so beside the button, and goes back to the answers.
+      await lab.byId('predict-check').click();
+      assert.match(await lab.text('predict-hint'), /Pick an answer first/);
+      await lab.page.waitForFunction(() => document.activeElement?.name === 'predict');
 
       await lab.page.keyboard.press('ArrowDown'); // the second answer: the card is charged again
       await lab.page.keyboard.press('Enter');

@@ -1,6 +1,6 @@
 // Trunk post_build hook (release builds only): minify the JavaScript (wasm-bindgen's
 // glue, boot.js, scorm.js) with terser and the CSS by removing comments and spaces, and keep
-// index.html's integrity attributes right. Trunk's own minifier cannot parse the glue
+// index.html's integrity attributes right (and off the wasm preload, where they are ignored). Trunk's own minifier cannot parse the glue
 // (it warns and copies it as it is), so Trunk.toml leaves minification to this hook.
 // Saves ~2.5 KB gzip of the page's 200 KB budget.
 
@@ -45,4 +45,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWit
   if (index.includes(old)) index = index.replaceAll(old, sri(Buffer.from(after)));
   console.log(`minify: ${file} ${before.length} -> ${after.length} bytes`);
 }
+// Chromium ignores `integrity` on a preload of a destination without SRI (the wasm,
+// `as="fetch"`) and warns on every load; boot.js fetches the module itself.
+index = index.replace(/(<link rel="preload"[^>]*?) integrity="[^"]*"([^>]*as="fetch")/, '$1$2');
 writeFileSync(indexPath, index);

@@ -57,6 +57,9 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       assert.equal(lesson.response.headers()['content-security-policy'], CSP);
       assert.equal(await lesson.title(), 'Idempotency Lab');
       assert.equal(await lesson.page.title(), 'Idempotency Lab');
+      // Not even a warning (once: the wasm preload's ignored `integrity` attribute).
+      await lesson.page.waitForTimeout(500);
+      assert.deepEqual(lesson.warnings, [], 'no console warning on load');
     });
   });
 

@@ -1017,6 +1017,7 @@ pub static UI: Ui = Ui {
     parallel_n_retries: "Fire {} retries at once",
     lose_message: "Lose “{}” in flight",
     bad_command: "The link's action “{}” could not be replayed; it was left out.",
+    pick_an_answer: "Pick an answer first, then Check.",
     bad_embed: "“embed={}” is not 1 or 0; showing the whole page.",
     dropped_command: "Your action “{}” no longer applies under these switches; it was left out.",
     invariants_hold: "hold",

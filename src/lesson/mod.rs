@@ -593,6 +593,7 @@ ui_struct! {
     bad_command,
     dropped_command,
     bad_embed,
+    pick_an_answer,
     invariants_hold,
     invariants_violated,
     /// After the first few notices of a link: `{}` is how many more were left out.

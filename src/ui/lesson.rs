@@ -342,6 +342,10 @@ fn check(lab: Lab, learn: Learn, form: &Element) {
         .and_then(|e| e.get_attribute("value"))
         .and_then(|v| v.parse::<usize>().ok())
     else {
+        // Nothing chosen: say so beside the button, and go back to the answers.
+        if let Ok(Some(hint)) = form.query_selector("[data-testid=predict-hint]") {
+            hint.set_text_content(Some(lab.ui().pick_an_answer));
+        }
         focus_later("[data-testid=predict] input");
         return;
     };
@@ -518,6 +522,9 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
         "<button type=\"button\" data-act=\"continue\" data-testid=\"predict-continue\">{}</button></div>",
         ui.continue_run
     ));
+    if answered.is_none() {
+        h.push_str("<p class=\"predict__hint\" data-testid=\"predict-hint\" role=\"status\"></p>");
+    }
     if let Some(c) = answered {
         let verdict = if c == q.correct {
             ui.correct
