@@ -152,6 +152,14 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       assert.ok(Math.abs(fh - content) <= 1 && content <= inner, `the frame fits the lesson: frame ${fh}, content ${content}, inner ${inner}`);
       mkdirSync(ARTIFACTS, { recursive: true });
       await host.page.screenshot({ path: path.join(ARTIFACTS, 'lms-iframe-420.png') });
+      // Copy link in a frame without clipboard permission: the link is offered in a
+      // selectable field, next to the button, with no console error.
+      await frame.getByTestId('btn-copy-link').click();
+      const field = frame.getByTestId('share-link');
+      await field.waitFor();
+      const link = new URL(await field.inputValue());
+      assert.equal(link.searchParams.get('scenario'), 'idempotency-key', 'the field holds the lesson\'s own link');
+      assert.equal(await field.evaluate((el) => el.readOnly && el.selectionEnd - el.selectionStart === el.value.length), true, 'the link is selected, ready to copy');
       assert.deepEqual(host.problems, [], 'no console error, page error or failed request');
     } finally {
       await context.close();
