@@ -3,7 +3,7 @@
 //! functions; the page only formats their results with the labels in
 //! [`super::Ui`].
 
-use super::{ui, Lang};
+use super::{ui, Lang, Ui};
 
 /// ADR-001's load: 10,000 mutating requests per second.
 pub const DEFAULT_RPS: f64 = 10_000.0;
@@ -173,19 +173,24 @@ impl Default for Inputs {
     }
 }
 
+/// The inputs' labels, in the order of [`Inputs::values`].
+pub fn input_labels(ui: &Ui) -> [&'static str; 5] {
+    [
+        ui.calc_rps,
+        ui.calc_ttl_hours,
+        ui.calc_bytes_per_key,
+        ui.calc_extra_rtt_ms,
+        ui.calc_base_latency_ms,
+    ]
+}
+
 /// The calculator's results, formatted for `lang`, in the order of [`OUTPUT_NAMES`]:
 /// keys held, memory, added latency, the formula and the verdict (one node or a cluster).
 /// An input that is empty, not a number or out of [`BOUNDS`] computes nothing: the
 /// figures read "—" and the verdict says which field is wrong and what it takes.
 pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
     let ui = ui(lang);
-    let labels = [
-        ui.calc_rps,
-        ui.calc_ttl_hours,
-        ui.calc_bytes_per_key,
-        ui.calc_extra_rtt_ms,
-        ui.calc_base_latency_ms,
-    ];
+    let labels = input_labels(ui);
     let bad = i
         .values()
         .iter()

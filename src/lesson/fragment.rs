@@ -225,13 +225,7 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
 /// The ADR calculator: inputs with the ADR's figures and outputs computed from
 /// them here, so the numbers are right before the module recomputes them on input.
 fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
-    let labels = [
-        ui.calc_rps,
-        ui.calc_ttl_hours,
-        ui.calc_bytes_per_key,
-        ui.calc_extra_rtt_ms,
-        ui.calc_base_latency_ms,
-    ];
+    let labels = super::calc::input_labels(ui);
     let d = Inputs::default();
     let _ = write!(
         out,
