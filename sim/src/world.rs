@@ -1776,10 +1776,16 @@ impl World {
 
     /// The answer `h` has for its payment: the one the ledger already had, or its own.
     fn answer(h: &Handling, amount: i64) -> Act {
-        match &h.existing {
-            Some((id, amount)) => Self::paid(id.clone(), *amount, true),
-            None => Self::paid(h.payment.clone().unwrap_or_default(), amount, false),
-        }
+        let (id, paid) = Self::payment_of(h, amount);
+        Self::paid(id, paid, h.existing.is_some())
+    }
+
+    /// The payment `h` answers with, and its amount: the one the ledger already had
+    /// for the key, or its own (for `amount`, the request's).
+    fn payment_of(h: &Handling, amount: i64) -> (String, i64) {
+        h.existing
+            .clone()
+            .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount))
     }
 
     /// The ledger row for `h`'s payment; `h` remembers the payment id for its answer.
@@ -2024,10 +2030,7 @@ impl World {
                 ) {
                     return Act::Respond(500, Reply::Error("internal_error"), false);
                 }
-                let (payment, paid) = h
-                    .existing
-                    .clone()
-                    .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount));
+                let (payment, paid) = Self::payment_of(h, amount);
                 let stored = Stored {
                     completed: true,
                     hash: hash(),
@@ -2081,10 +2084,7 @@ impl World {
     ) -> Act {
         match cfg {
             Some(c) if c.store == KeyStore::Postgres => {
-                let (payment, paid) = h
-                    .existing
-                    .clone()
-                    .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount));
+                let (payment, paid) = Self::payment_of(h, amount);
                 let k = key.clone().unwrap_or_default();
                 let body = format!("{{\"payment_id\":\"{payment}\",\"amount\":{paid}}}");
                 let mut cond = key_cond(h.req.user, &k);
