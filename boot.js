@@ -1,34 +1,80 @@
-// Starts the WebAssembly app without any inline script, so the page keeps a strict
-// Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
+// The page's first script: a classic script at the top of <head> (the parser waits for
+// it, so it acts before anything is drawn), external and hashed by Trunk so the page
+// keeps a strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
 //
-// Trunk normally inlines this loader into index.html. Trunk.toml's `pattern_script`
-// makes it emit only <meta name="wasm-app" data-js data-wasm> with the hashed file
-// names instead; this module (hashed and given an integrity attribute by Trunk) reads
-// them. Module scripts run after the document is parsed, so the meta element exists.
-
-// Inside an iframe (an LMS page, any origin), tell the parent the page's height whenever
-// it changes, so the frame can fit the lesson instead of a height guessed by hand. Two
-// messages, the same height (CSS pixels, the whole document):
-//   '{"subject":"lti.frameResize","height":N}'  (a JSON string: Canvas, Sakai, Moodle's
-//                                               LTI Message Handler plugin)
-//   {type: 'idempotency-lab:height', height: N} (an object: the lesson's own, for any host)
-// It runs before the module starts, so it works even if the module cannot.
-if (window.parent !== window) {
-  let sent = -1;
-  const post = () => {
-    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-    if (height === sent) return;
-    sent = height;
-    window.parent.postMessage(JSON.stringify({ subject: 'lti.frameResize', height }), '*');
-    window.parent.postMessage({ type: 'idempotency-lab:height', height }, '*');
+// 1. The page of the reader's language. The lesson is prerendered once per language
+//    (e2e/prerender.mjs): index.html in English and ru.html in Russian, side by side,
+//    so relative paths work from any sub-path. The language is `lang=` of the link
+//    (`ru`, `en`, any case, with or without a region, as Lang::parse in
+//    src/lesson/mod.rs); without one, the page's own, except index.html, the address
+//    readers land on, which follows the browser's language. If that is not this page's,
+//    it replaces the location by the other page with the same query and hash and marks
+//    <html data-redirect>: style/main.css draws nothing, scorm.js opens no LMS session,
+//    and nothing below runs. `embed=1` marks <html class="embed"> at once, so an
+//    embedded lab never flashes the prose the module removes. The module still parses
+//    every parameter itself (src/params.rs) and is their one judge; this reads two early.
+// 2. Inside an iframe (an LMS page, any origin), it tells the parent the page's height
+//    whenever it changes, so the frame can fit the lesson instead of a height guessed by
+//    hand. Two messages, the same height (CSS pixels, the whole document):
+//      '{"subject":"lti.frameResize","height":N}'  (a JSON string: Canvas, Sakai,
+//                                                   Moodle's LTI Message Handler plugin)
+//      {type: 'idempotency-lab:height', height: N} (an object: the lesson's own)
+//    It works even if the module cannot start.
+// 3. Once the page is parsed, it starts the module. Trunk normally inlines a loader
+//    into index.html; Trunk.toml's `pattern_script` makes it emit only
+//    <meta name="wasm-app" data-js data-wasm> with the hashed file names instead, and
+//    this script reads them, imports the glue and instantiates the wasm. The lesson's
+//    text is in the page already; the module adds the lab. A browser without
+//    WebAssembly, or a module that fails to start, leaves the text as it is and shows,
+//    where the lab would be, the line that it needs WebAssembly (<html class="no-lab">,
+//    style/main.css). A panic while starting is not that: the panic hook has drawn its
+//    own box (src/crash.rs), and the error goes on.
+(() => {
+  const html = document.documentElement;
+  const pages = { en: 'index.html', ru: 'ru.html' };
+  const query = new URLSearchParams(location.search);
+  const tag = (s) => {
+    const primary = String(s ?? '').trim().split(/[-_]/)[0].toLowerCase();
+    return Object.hasOwn(pages, primary) ? primary : null;
   };
-  new ResizeObserver(post).observe(document.documentElement);
-}
+  const own = html.lang;
+  const want = tag(query.get('lang')) ?? (own === 'en' ? tag(navigator.language) ?? 'en' : own);
+  if (query.get('embed') === '1') html.classList.add('embed');
+  if (want !== own) {
+    html.setAttribute('data-redirect', want);
+    location.replace(pages[want] + location.search + location.hash);
+    return;
+  }
 
-const app = document.querySelector('meta[name="wasm-app"]');
-if (!app) {
-  throw new Error('boot.js: <meta name="wasm-app"> is missing; check Trunk.toml pattern_script');
-}
-const { default: init } = await import(new URL(app.dataset.js, document.baseURI).href);
-const wasm = await init({ module_or_path: new URL(app.dataset.wasm, document.baseURI) });
-dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+  if (window.parent !== window) {
+    let sent = -1;
+    const post = () => {
+      const height = Math.ceil(html.getBoundingClientRect().height);
+      if (height === sent) return;
+      sent = height;
+      window.parent.postMessage(JSON.stringify({ subject: 'lti.frameResize', height }), '*');
+      window.parent.postMessage({ type: 'idempotency-lab:height', height }, '*');
+    };
+    new ResizeObserver(post).observe(html);
+  }
+
+  const noLab = (why) => {
+    html.classList.add('no-lab');
+    console.warn(`Idempotency Lab: the lab did not start: ${why}`);
+  };
+  const start = async () => {
+    const app = document.querySelector('meta[name="wasm-app"]');
+    if (!app) throw new Error('boot.js: <meta name="wasm-app"> is missing; check Trunk.toml pattern_script');
+    if (typeof WebAssembly !== 'object') return noLab('this browser has no WebAssembly');
+    try {
+      const { default: init } = await import(new URL(app.dataset.js, document.baseURI).href);
+      const wasm = await init({ module_or_path: new URL(app.dataset.wasm, document.baseURI) });
+      dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+    } catch (e) {
+      if (document.querySelector('[data-testid="crash"]')) throw e;
+      noLab(e);
+    }
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

@@ -39,7 +39,8 @@ const findApi = () => {
   return null;
 };
 
-const api = findApi();
+// Not on a page that boot.js is replacing by the other language's: the session opens there.
+const api = document.documentElement.hasAttribute('data-redirect') ? null : findApi();
 if (api && String(api.LMSInitialize('')) === 'true') {
   const get = (k) => String(api.LMSGetValue(k) ?? '');
   const set = (k, v) => api.LMSSetValue(k, String(v));

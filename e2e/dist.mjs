@@ -15,6 +15,12 @@ export const GZIP_BUDGET_BYTES = 200 * 1024;
 export const LESSON_DIR = 'public/lesson/';
 export const LANGS = ['ru', 'en'];
 
+/**
+ * The page of each language, prerendered with its text (e2e/prerender.mjs), side by
+ * side in dist/ so relative paths stay right; boot.js sends a reader to theirs.
+ */
+export const PAGES = { en: 'index.html', ru: 'ru.html' };
+
 export function assertDistBuilt() {
   if (!existsSync(path.join(DIST, 'index.html'))) {
     throw new Error('dist/index.html not found: build first (make build, or make test)');
@@ -53,14 +59,14 @@ export function distSizes() {
 }
 
 /**
- * Files a page load in `lang` transfers, less the open scenario's text: everything
- * outside public/lesson/ (the page, its module, glue, style and icon) and the sections
- * of `lang`.
+ * Files a page load in `lang` transfers, less the open scenario's text: the page of
+ * `lang` (its text prerendered in it) and everything else outside public/lesson/ but
+ * the other language's page (the module, glue, style, scripts and icon). The sections
+ * fragments are not fetched at load: only when the reader switches language.
  */
 export function pageLoadFiles(lang) {
-  return new Set(
-    distFiles().filter((f) => !f.startsWith(LESSON_DIR) || f === `${LESSON_DIR}${lang}.html`),
-  );
+  const otherPages = new Set(Object.entries(PAGES).filter(([l]) => l !== lang).map(([, p]) => p));
+  return new Set(distFiles().filter((f) => !f.startsWith(LESSON_DIR) && !otherPages.has(f)));
 }
 
 /**

@@ -5,14 +5,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { assertDistBuilt, DIST, GZIP_BUDGET_BYTES, LANGS, LESSON_DIR, distFiles, pageLoadSizes } from './dist.mjs';
+import { assertDistBuilt, DIST, GZIP_BUDGET_BYTES, LANGS, LESSON_DIR, PAGES, distFiles, pageLoadSizes } from './dist.mjs';
 
 describe('dist/ (release build)', () => {
-  let html;
+  const pages = {};
 
   before(() => {
     assertDistBuilt();
-    html = readFileSync(path.join(DIST, 'index.html'), 'utf8');
+    for (const [lang, page] of Object.entries(PAGES)) pages[lang] = readFileSync(path.join(DIST, page), 'utf8');
   });
 
   for (const lang of LANGS) {
@@ -20,6 +20,9 @@ describe('dist/ (release build)', () => {
       const { files, total } = pageLoadSizes(lang);
       for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
       t.diagnostic(`total: ${total.raw} raw, ${total.gzip} gzip (budget ${GZIP_BUDGET_BYTES})`);
+      assert.ok(files.some((f) => f.file === PAGES[lang]), `the page of ${lang} is counted`);
+      assert.ok(!files.some((f) => Object.values(PAGES).includes(f.file) && f.file !== PAGES[lang]), 'not the other page');
+      assert.ok(!files.some((f) => f.file === `${LESSON_DIR}${lang}.html`), 'the sections are in the page, not fetched');
       assert.ok(
         total.gzip <= GZIP_BUDGET_BYTES,
         `a page load in ${lang} weighs ${total.gzip} bytes gzip, over the budget of ${GZIP_BUDGET_BYTES}`,
@@ -36,24 +39,39 @@ describe('dist/ (release build)', () => {
     assert.equal(lesson.length, 2 * 14);
   });
 
-  test('index.html has no inline script, inline style or style attribute', () => {
-    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-    assert.ok(scripts.length > 0, 'index.html loads a script');
-    for (const [tag, attrs, body] of scripts) {
-      assert.match(attrs, /\bsrc=/, `script without src: ${tag.slice(0, 120)}`);
-      assert.equal(body.trim(), '', `script with inline code: ${tag.slice(0, 120)}`);
-    }
-    assert.doesNotMatch(html, /<style\b/i, 'inline <style> element');
-    assert.doesNotMatch(html, /\sstyle\s*=/i, 'inline style attribute');
-    assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'inline event handler attribute');
-  });
+  for (const lang of LANGS) {
+    const page = PAGES[lang];
 
-  test('index.html refers to its assets by relative paths', () => {
-    const attr = /\b(?:src|href|data-js|data-wasm)=(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
-    const refs = [...html.matchAll(attr)].map((m) => m[1] ?? m[2] ?? m[3]);
-    assert.ok(refs.length > 0);
-    for (const ref of refs) {
-      assert.doesNotMatch(ref, /^(\/|[a-z]+:)/i, `absolute reference in index.html: ${ref}`);
-    }
-  });
+    test(`${page} has no inline script, inline style or style attribute`, () => {
+      const html = pages[lang];
+      const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+      assert.ok(scripts.length > 0, `${page} loads a script`);
+      for (const [tag, attrs, body] of scripts) {
+        assert.match(attrs, /\bsrc=/, `script without src: ${tag.slice(0, 120)}`);
+        assert.equal(body.trim(), '', `script with inline code: ${tag.slice(0, 120)}`);
+      }
+      assert.doesNotMatch(html, /<style\b/i, 'inline <style> element');
+      assert.doesNotMatch(html, /\sstyle\s*=/i, 'inline style attribute');
+      assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'inline event handler attribute');
+    });
+
+    test(`${page} refers to its assets by relative paths`, () => {
+      const attr = /\b(?:src|href|data-js|data-wasm)=(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
+      const refs = [...pages[lang].matchAll(attr)].map((m) => m[1] ?? m[2] ?? m[3]);
+      assert.ok(refs.length > 0);
+      for (const ref of refs) {
+        assert.doesNotMatch(ref, /^(\/|[a-z]+:)/i, `absolute reference in ${page}: ${ref}`);
+      }
+    });
+
+    test(`${page} is the shell with the sections of ${lang} in it: one id once, the same assets as the other page`, () => {
+      const html = pages[lang];
+      assert.match(html, new RegExp(`^<!doctype html><html lang="${lang}">`, 'i'));
+      const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'ids used twice');
+      for (const id of ['page', 'page-header', 'lab', 'lab-title']) assert.ok(ids.includes(id), `#${id}`);
+      const head = (h) => h.slice(0, h.indexOf('</head>')).replace(/<html lang="[^"]*"|<title>[^<]*|content="[^"]*"/g, '');
+      assert.equal(head(html), head(pages.en), 'the same head as index.html but for the language');
+    });
+  }
 });

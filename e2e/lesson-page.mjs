@@ -14,6 +14,25 @@ export const LINK_IDS = ['link-client-api', 'link-api-redis', 'link-api-postgres
 
 const READY = '[data-testid="app-ready"]';
 
+/**
+ * Whether a failed request belongs to a document the page has since left: aborted by
+ * the browser (`net::ERR_ABORTED`) once the main frame started to navigate elsewhere. boot.js replaces a
+ * page by the page of the reader's language before anything is drawn; what the
+ * browser had started to fetch for the page it left is aborted, and is no failure.
+ * @param {import('playwright-core').Page} page
+ * @returns {(req: import('playwright-core').Request) => boolean}
+ */
+export function leftBehind(page) {
+  // A document's generation: the number of main-frame navigations started before it.
+  let generation = 0;
+  const born = new WeakMap();
+  page.on('request', (req) => {
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) generation++;
+    else born.set(req, generation);
+  });
+  return (req) => req.failure()?.errorText === 'net::ERR_ABORTED' && (born.get(req) ?? generation) < generation;
+}
+
 export class LessonPage {
   /** @param {import('playwright-core').Page} page */
   constructor(page) {
@@ -27,9 +46,10 @@ export class LessonPage {
       if (msg.type() === 'warning') this.warnings.push(msg.text());
     });
     page.on('pageerror', (err) => this.problems.push(`page error: ${err.message}`));
-    page.on('requestfailed', (req) =>
-      this.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`),
-    );
+    const left = leftBehind(page);
+    page.on('requestfailed', (req) => {
+      if (!left(req)) this.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
+    });
     page.on('response', (res) => {
       if (res.status() >= 400) this.problems.push(`HTTP ${res.status()}: ${res.url()}`);
     });

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { pageLoadFiles } from './dist.mjs';
+import { PAGES, pageLoadFiles } from './dist.mjs';
 import { CYRILLIC, LabPage, releaseBuildHarness } from './lab-page.mjs';
 import { ARTIFACTS } from './lesson-page.mjs';
 
@@ -291,19 +291,22 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
     });
   });
 
-  test('a page load fetches the sections of its language and the text of one scenario, nothing else', async () => {
+  test('a page load fetches its page, which holds the sections, and the text of one scenario, nothing else', async () => {
     for (const lang of ['ru', 'en']) {
       const fetched = [];
-      const lab = await LabPage.openLab(env.browser, env.server, q({ lang, scenario: 'ttl-expiry' }), { progress: null });
+      const page = PAGES[lang];
+      const lab = await LabPage.openLab(env.browser, env.server, page + q({ lang, scenario: 'ttl-expiry' }), { progress: null });
       try {
         lab.page.on('request', (r) => fetched.push(new URL(r.url()).pathname.slice(1)));
         await lab.page.reload(); // the server says no-store: everything is fetched again
         await lab.waitUntilReady();
         await lab.byId('about').locator('p').first().waitFor();
+        assert.equal(new URL(lab.page.url()).pathname.slice(1), page, 'no detour through the other page');
+        assert.ok(fetched.includes(page), `${page} fetched`);
         const lesson = fetched.filter((f) => f.startsWith('public/lesson/'));
-        assert.deepEqual(lesson.sort(), [`public/lesson/${lang}.html`, `public/lesson/${lang}/ttl-expiry.html`]);
+        assert.deepEqual(lesson.sort(), [`public/lesson/${lang}/ttl-expiry.html`]);
         const model = pageLoadFiles(lang);
-        for (const f of fetched.filter((f) => f !== '')) {
+        for (const f of fetched) {
           assert.ok(model.has(f) || f.startsWith(`public/lesson/${lang}/`), `${f} is counted by the size budget`);
         }
       } finally {
@@ -319,7 +322,13 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.page.goto(env.server.url + q({ lang: 'en', scenario: 'ttl-expiry' }));
       await lab.waitUntilReady();
       await lab.byId('notice').waitFor();
-      assert.match(await lab.text('notice'), /lesson text could not be loaded \(public\/lesson\/en\.html\)/);
+      assert.match(await lab.text('notice'), /lesson text could not be loaded \(public\/lesson\/en\/ttl-expiry\.html\)/);
+      // The sections are in the page: a switch of language fetches the other's, which
+      // fails too; the text already there stays, with a notice.
+      assert.ok(await lab.byId('prose-before').locator('#why-retries').isVisible());
+      await lab.byId('lang-ru').click();
+      await lab.page.waitForFunction(() => /public\/lesson\/ru\.html/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''));
+      assert.ok(await lab.byId('prose-before').locator('#why-retries').isVisible());
       await lab.byId('btn-step').click();
       await lab.waitForStep(1);
       lab.problems.length = 0; // the refused fetches are the point of this test

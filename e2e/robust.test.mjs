@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { releaseBuildHarness } from './lab-page.mjs';
+import { leftBehind } from './lesson-page.mjs';
 
 const SEED = Number(process.env.ROBUST_SEED ?? 13);
 
@@ -214,7 +215,8 @@ describe('robustness (release build, strict CSP)', { timeout: 300_000 }, () => {
       const problems = [];
       page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
       page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+      const left = leftBehind(page);
+      page.on('requestfailed', (r) => { if (!left(r)) problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`); });
       page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
       const inflight = trackRequests(page);
       let checked = 0;

@@ -1,7 +1,15 @@
-//! The root component. It reads the outside world once (the URL, the
-//! browser's language, a random seed, motion and width preferences), builds
-//! the lab's state from it, and keeps the URL in step with the reader.
+//! The root component. It reads the outside world once (the URL, the page's
+//! language, a random seed, motion and width preferences), builds the lab's state
+//! from it, and keeps the URL in step with the reader.
+//!
+//! The page is prerendered (`e2e/prerender.mjs`): the header, the prose before and
+//! after the lab and the lab's empty place are in the HTML of the reader's language
+//! before the module starts. The module enhances that page instead of drawing it: it
+//! mounts the lab into `#lab` ([`mount`]) and leaves the rest where it is; only when
+//! the reader switches language does it fetch the other language's header and prose
+//! (`ui::lesson`).
 
+use crate::lesson::fragment::page_file;
 use crate::lesson::{ui, Lang};
 use crate::narrate::fill;
 use crate::params::{echo, first_notices, Notice, Params};
@@ -14,64 +22,86 @@ use gloo_timers::callback::Interval;
 use idem_sim::scenario::{self, Toggle};
 use idem_sim::NodeId;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Below this width the topology is drawn in portrait.
 const NARROW_PX: f64 = 700.0;
 
-/// The browser's language, if the page speaks it; else English.
-fn browser_lang() -> Lang {
-    window()
-        .navigator()
-        .language()
+/// The language the page was prerendered in (`<html lang>` as the page arrived):
+/// the language of its header and prose. Read before [`App`] changes the attribute.
+pub fn page_lang() -> Lang {
+    document()
+        .document_element()
+        .and_then(|html| html.get_attribute("lang"))
         .and_then(|l| Lang::parse(&l))
         .unwrap_or(Lang::En)
 }
 
-/// The page. `data-testid="app-ready"` appears once the wasm app has mounted.
+/// Mounts the app into the prerendered page: the lab into `#lab` (emptied of its
+/// placeholder first), then marks `<main>` `data-testid="app-ready"`. A page without
+/// `#lab` (not built by the hook) gets the lab at the end of `<body>`.
+pub fn mount() {
+    let place = document()
+        .get_element_by_id("lab")
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+    match place {
+        Some(el) => {
+            el.set_inner_html("");
+            leptos::mount::mount_to(el, App).forget();
+        }
+        None => leptos::mount::mount_to_body(App),
+    }
+    if let Some(page) = document().get_element_by_id("page") {
+        let _ = page.set_attribute("data-testid", "app-ready");
+    }
+}
+
+/// The lab, mounted into the page's `#lab`, and the page around it kept in the
+/// reader's language.
 #[component]
 pub fn App() -> impl IntoView {
     let start = read_start();
     let to_lab = start.to_lab;
     let lab = Lab::new(start);
     provide_context(lab);
-    provide_context(Learn::new(lab, to_lab));
+    provide_context(Learn::new(lab, to_lab, page_lang()));
     sync_url(lab);
     play_timer(lab);
+    if lab.embed {
+        // Only the lab: the prerendered header and prose go (`boot.js` hid them at once).
+        for sel in [
+            "#page-header",
+            "[data-testid=prose-before]",
+            "[data-testid=prose-after]",
+        ] {
+            if let Ok(Some(el)) = document().query_selector(sel) {
+                el.remove();
+            }
+        }
+    }
     Effect::new(move |_| {
         let lang = lab.lang.get();
         document().set_title(ui(lang).title);
         if let Some(html) = document().document_element() {
             let _ = html.set_attribute("lang", lang.code());
+            let _ = html.class_list().toggle_with_force("embed", lab.embed);
         }
     });
-    // The page is built anew when the language changes, so every label is plain text.
+    // The lab is built anew when the language changes, so every label is plain text.
     move || {
         lab.lang.track();
-        untrack(|| view! { <Page/> })
+        untrack(|| view! { <Notices/> <LabArea/> })
     }
 }
 
-/// Everything on the page, in the current language.
+/// The lab for the current scenario; built anew for each scenario (which panes and
+/// controls exist is fixed per scenario).
 #[component]
-fn Page() -> impl IntoView {
+fn LabArea() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let ui = lab.ui();
-    let lang = lab.lang.get_untracked();
-    let prose = move |part| (!lab.embed).then(|| view! { <LessonPart part=part/> });
-    view! {
-        <main class=if lab.embed { "page embed" } else { "page" } data-testid="app-ready">
-            {(!lab.embed).then(|| view! { <Controls html=controls::page_header(ui, lang)/> })}
-            <Notices/>
-            {prose(Part::Before)}
-            <section class="lab" id="lab" aria-labelledby="lab-title">
-                // Built anew for each scenario: which panes and controls exist is fixed per scenario.
-                {move || {
-                    lab.scenario.track();
-                    untrack(|| view! { <LabGrid/> })
-                }}
-            </section>
-            {prose(Part::After)}
-        </main>
+    move || {
+        lab.scenario.track();
+        untrack(|| view! { <LabGrid/> })
     }
 }
 
@@ -178,7 +208,8 @@ fn Notices() -> impl IntoView {
 fn read_start() -> Start {
     let search = window().location().search().unwrap_or_default();
     let (p, notices) = Params::parse(&search, random_seed());
-    let lang = p.lang.unwrap_or_else(browser_lang);
+    // Without `lang=`, the page's own (`boot.js` chose the page by the browser's language).
+    let lang = p.lang.unwrap_or_else(page_lang);
     let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());
@@ -286,12 +317,13 @@ fn sync_url(lab: Lab) {
             )
         });
         let k = lab.cursor.get();
+        let lang = lab.lang.get();
         let p = Params {
             scenario: id,
             step: (k > 0).then_some(k),
             decisive: false,
             seed: lab.seed,
-            lang: Some(lab.lang.get()),
+            lang: Some(lang),
             speed: lab.speed.get(),
             embed: lab.embed,
             lab_link: true,
@@ -300,6 +332,15 @@ fn sync_url(lab: Lab) {
             commands: lab.run.with(idem_sim::Run::commands),
         };
         let q = p.to_query(lab.toggles.get(), defaults, &offered);
+        // After a switch of language, the address names that language's page, so a
+        // reload or a copied link opens on its text with no detour through `boot.js`.
+        let path = window().location().pathname().unwrap_or_default();
+        let on_ru = path.ends_with(page_file(Lang::Ru));
+        let q = if on_ru == (lang == Lang::Ru) {
+            q
+        } else {
+            format!("{}{q}", page_file(lang))
+        };
         if let Ok(h) = window().history() {
             let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&q));
         }

@@ -1,13 +1,17 @@
 //! The lesson in English. Mirrors `ru.rs` block for block (checked by tests).
 
 use super::Block::{Calculator, Code, List, Note, ScenarioLink, Table, P};
-use super::{Lang, Lesson, Question, ScenarioName, ScenarioText, Section, Ui};
+use super::{Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
     lang: Lang::En,
     hero: [
         "A payment request times out. Was the card charged? The app retries, and the customer may pay twice. Watch it happen, then stop it.",
         "▶ Try it: play a retry",
+    ],
+    no_lab: [
+        "The interactive lab needs WebAssembly, which this browser did not start. The whole lesson is here to read.",
+        "The interactive lab needs JavaScript and WebAssembly. The whole lesson is here to read.",
     ],
     intro: "A phone sends a payment, the network swallows the answer, and the app tries again. This page shows what that retry does to a payment system: first with no protection, then with each standard defence. By the end you can build it, and explain it in an interview.",
     sections: &[
@@ -318,6 +322,20 @@ pub static LESSON: Lesson = Lesson {
         },
     ],
     ui: &UI,
+    page: PageText {
+        subtitle: "Retries are inevitable. Double charges are not.",
+        lang_switch: "Language",
+        lang_ru_short: "RU",
+        lang_en_short: "EN",
+        lang_ru_name: "Russian",
+        lang_en_name: "English",
+        skip_to_lab: "Skip to the lab",
+        calc_title: "What does the key store cost?",
+        calc_keys_held: "Keys held",
+        calc_memory: "Memory",
+        calc_added_latency: "Added latency",
+        calc_note: "About 100 bytes covers a UUID key, a status and Redis's per-key overhead; storing full response bodies costs several times more. The 25 GB per node limit is a rule of thumb.",
+    },
     names: &NAMES,
     scenarios: &[
         ScenarioText {
@@ -748,17 +766,10 @@ pub static LESSON: Lesson = Lesson {
 /// carries these labels without the prose).
 pub static UI: Ui = Ui {
     title: "Idempotency Lab",
-    subtitle: "Retries are inevitable. Double charges are not.",
-    lang_switch: "Language",
-    lang_ru_short: "RU",
-    lang_en_short: "EN",
-    lang_ru_name: "Russian",
-    lang_en_name: "English",
 
     contents: "Contents",
     open_in_lab: "Open in the lab",
     back_to_lesson: "Back to the lesson",
-    skip_to_lab: "Skip to the lab",
     lab_title: "The lab",
 
     play: "Play",
@@ -888,19 +899,14 @@ pub static UI: Ui = Ui {
     right_answer: "Right answer",
     continue_run: "Continue",
 
-    calc_title: "What does the key store cost?",
     calc_rps: "Mutating requests per second",
     calc_ttl_hours: "Key TTL, hours",
     calc_bytes_per_key: "Bytes per key",
     calc_extra_rtt_ms: "Extra round trip, ms",
     calc_base_latency_ms: "Endpoint latency without it, ms",
-    calc_keys_held: "Keys held",
-    calc_memory: "Memory",
-    calc_added_latency: "Added latency",
     calc_fits_one_node: "{} fits on one Redis node.",
     calc_needs_cluster: "{} is more than one Redis node should hold: shard it across a cluster.",
     calc_formula: "{} req/s × {} h × 3,600 s = {} keys",
-    calc_note: "About 100 bytes covers a UUID key, a status and Redis's per-key overhead; storing full response bodies costs several times more. The 25 GB per node limit is a rule of thumb.",
     unit_ms: "ms",
     unit_h: "h",
     unit_min: "min",

@@ -1,17 +1,25 @@
-//! The lesson's prose as HTML fragments, fetched by the page in the reader's language.
+//! The lesson's prose as HTML fragments, written into the page at build time and
+//! fetched by the module when the reader switches language.
 //!
 //! The prose is ~15–20 KB gzip per language; compiled into the WebAssembly module
 //! both languages would cost every reader both. So the module never links it: this
 //! host-side renderer writes the fragments under `public/lesson/`, a test
 //! (`fragments_are_fresh`) keeps the committed files equal to what it renders, and
-//! the page fetches only what it shows: the sections of the reader's language
-//! (`<lang>.html`) and the text of the scenario open in the lab (`<lang>/<id>.html`).
+//! the build's last hook (`e2e/prerender.mjs`) writes the sections of each language
+//! into that language's page (`index.html` English, `ru.html` Russian), so the
+//! lesson is text at first paint, before and without the module. The module fetches
+//! only what the page does not hold: the other language's sections (`<lang>.html`)
+//! when the reader switches, and the text of the scenario open in the lab
+//! (`<lang>/<id>.html`).
 //!
 //! A fragment is a sequence of named parts, each introduced by a marker line
 //! `<!--@name-->` ([`MARK`]); [`parts`] splits it. The names:
 //!
-//! * sections: `before` (the introduction, the contents and the sections up to "the
-//!   four scenarios", shown above the lab) and `after` (the rest, below it);
+//! * sections: [`PAGE_PARTS`] — `title` and `description` (the page's `<title>` and
+//!   meta description), `header` (the page header with the language switch),
+//!   `before` (the introduction, the contents and the sections up to "the four
+//!   scenarios", shown above the lab), `lab` (the lab's place until the module
+//!   mounts there) and `after` (the rest, below the lab);
 //! * a scenario: `ex` (the explanation shown beside it), `code` (the handler's code,
 //!   one escaped line per line) and `q` (the predict-then-reveal question, one field
 //!   per line: the prompt, the index of the right answer, the explanation, then the
@@ -23,9 +31,24 @@
 
 use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
-use super::{lesson, Block, Lang, Lesson, Ui};
+use super::{lesson, Block, Lang, Lesson};
 use crate::html::esc;
 use std::fmt::Write;
+
+/// The parts of a sections fragment that the release hook `e2e/prerender.mjs` writes
+/// into the page of its language (`index.html`, `ru.html`): the `<title>`, the
+/// description, the page header, the prose `before` the lab, the lab's place, the prose
+/// `after` it. The module reads only `before` and `after`, when the language changes.
+pub const PAGE_PARTS: [&str; 6] = ["title", "description", "header", "before", "lab", "after"];
+
+/// The file of the page prerendered in `lang`, beside the other in `dist/` (named the
+/// same in `e2e/dist.mjs` `PAGES`, which the hook uses, and in `boot.js`).
+pub fn page_file(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "index.html",
+        Lang::Ru => "ru.html",
+    }
+}
 
 /// Starts every part: `<!--@name-->`.
 pub const MARK: &str = "<!--@";
@@ -76,10 +99,18 @@ pub fn files() -> Vec<(String, String)> {
     out
 }
 
-/// The sections of `lang`: parts `before` and `after`.
+/// The sections of `lang`: parts `before` and `after`, and what the page needs
+/// besides them to show the whole lesson before the module starts (see [`PAGE_PARTS`]).
 pub fn render_sections(lang: Lang) -> String {
     let l = lesson(lang);
     let mut out = String::with_capacity(64 * 1024);
+    part(&mut out, "title");
+    out.push_str(&esc(l.ui.title));
+    part(&mut out, "description");
+    out.push_str(&esc(l.page.subtitle));
+    part(&mut out, "header");
+    // The same markup the module writes when the language changes.
+    out.push_str(&crate::ui::controls::page_header(l.ui, &l.page, lang));
     part(&mut out, "before");
     // The first screen: the problem in a sentence, and the lab offered at once
     // (`data-act="try"`: see `ui::controls`).
@@ -99,6 +130,17 @@ pub fn render_sections(lang: Lang) -> String {
     for s in &l.sections[..split] {
         section(&mut out, l, s);
     }
+    part(&mut out, "lab");
+    // The lab's place until the module mounts into it (it empties it first): its
+    // title, and the line a reader sees when the lab cannot start (`boot.js` marks
+    // `<html class="no-lab">`; style/main.css shows the line then), or without script.
+    let _ = write!(
+        out,
+        "<h2 id=\"lab-title\">{}</h2><p class=\"lab-off\" data-testid=\"lab-off\">{}</p><noscript><p class=\"lab-off\" data-testid=\"lab-noscript\">{}</p></noscript>",
+        esc(l.ui.lab_title),
+        prose(l.no_lab[0]),
+        prose(l.no_lab[1])
+    );
     part(&mut out, "after");
     for s in &l.sections[split..] {
         section(&mut out, l, s);
@@ -216,7 +258,7 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
                     prose(label)
                 );
             }
-            Block::Calculator => calculator(out, l.lang, l.ui),
+            Block::Calculator => calculator(out, l),
         }
         out.push('\n');
     }
@@ -224,13 +266,14 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
 
 /// The ADR calculator: inputs with the ADR's figures and outputs computed from
 /// them here, so the numbers are right before the module recomputes them on input.
-fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
+fn calculator(out: &mut String, l: &Lesson) {
+    let (lang, ui, page) = (l.lang, l.ui, &l.page);
     let labels = super::calc::input_labels(ui);
     let d = Inputs::default();
     let _ = write!(
         out,
         "<form class=\"calc\" data-calc aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
-        esc(ui.calc_title)
+        esc(page.calc_title)
     );
     for (((name, label), value), (lo, hi)) in INPUT_NAMES
         .iter()
@@ -252,7 +295,11 @@ fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
     }
     out.push_str("</div><dl class=\"calc__out\">");
     let values = calc::outputs(d, lang);
-    let out_labels = [ui.calc_keys_held, ui.calc_memory, ui.calc_added_latency];
+    let out_labels = [
+        page.calc_keys_held,
+        page.calc_memory,
+        page.calc_added_latency,
+    ];
     for ((name, label), v) in OUTPUT_NAMES.iter().zip(out_labels).zip(&values) {
         let _ = write!(
             out,
@@ -269,7 +316,7 @@ fn calculator(out: &mut String, lang: Lang, ui: &Ui) {
             esc(v)
         );
     }
-    let _ = write!(out, "<p class=\"muted\">{}</p></form>", esc(ui.calc_note));
+    let _ = write!(out, "<p class=\"muted\">{}</p></form>", esc(page.calc_note));
 }
 
 /// Escapes text content (quotes need no escaping outside attributes).

@@ -69,12 +69,18 @@ pub struct Lesson {
     /// The problem in a sentence, at the top of the page, and the button beside it
     /// that brings the lab into view and plays the run.
     pub hero: [&'static str; 2],
+    /// Where the lab would be, for a reader whose browser cannot run it: without
+    /// WebAssembly (or when the module fails to start), and without JavaScript.
+    /// Prerendered into the page, never in the module.
+    pub no_lab: [&'static str; 2],
     /// A short paragraph before the sections.
     pub intro: &'static str,
     /// The prose sections, in page order; ids are [`SECTION_IDS`].
     pub sections: &'static [Section],
     /// Every label of the interactive page (also reachable alone through [`ui`]).
     pub ui: &'static Ui,
+    /// The labels only the prerendered page shows.
+    pub page: PageText,
     /// Scenario titles and summaries, in [`SCENARIO_IDS`] order (also through [`names`]).
     pub names: &'static [ScenarioName],
     /// One entry per scenario, in [`SCENARIO_IDS`] order.
@@ -244,15 +250,14 @@ pub fn lesson(lang: Lang) -> &'static Lesson {
 /// Declares [`Ui`] and a walker over all its fields, so no field can be missed by
 /// the tests or by a caller that needs every string.
 macro_rules! ui_struct {
-    ($( $(#[$doc:meta])* $name:ident, )*) => {
-        /// Every label the interactive page needs. Plain text; `{}` placeholders
-        /// are filled in order, as each field's doc says.
+    ($(#[$sdoc:meta])* $struct:ident; $( $(#[$doc:meta])* $name:ident, )*) => {
+        $(#[$sdoc])*
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-        pub struct Ui {
+        pub struct $struct {
             $( $(#[$doc])* pub $name: &'static str, )*
         }
 
-        impl Ui {
+        impl $struct {
             /// Every field as (field name, text), in declaration order.
             pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
                 vec![$( (stringify!($name), self.$name), )*]
@@ -262,23 +267,12 @@ macro_rules! ui_struct {
 }
 
 ui_struct! {
+    /// Every label the interactive page needs. Plain text; `{}` placeholders
+    /// are filled in order, as each field's doc says.
+    Ui;
     // The page.
     /// The page title (also the document title).
     title,
-    /// One line under the title.
-    subtitle,
-
-    // Language switch.
-    /// Accessible label of the language switch.
-    lang_switch,
-    /// Short button text for Russian ("RU" in both languages).
-    lang_ru_short,
-    /// Short button text for English ("EN" in both languages).
-    lang_en_short,
-    /// Russian, named in the current language.
-    lang_ru_name,
-    /// English, named in the current language.
-    lang_en_name,
 
     // Page navigation.
     /// Heading of the table of contents.
@@ -287,8 +281,6 @@ ui_struct! {
     open_in_lab,
     /// Link from the lab back to the prose.
     back_to_lesson,
-    /// Skip link to the interactive lab.
-    skip_to_lab,
     /// Heading of the lab area.
     lab_title,
 
@@ -453,22 +445,17 @@ ui_struct! {
     continue_run,
 
     // ADR calculator.
-    calc_title,
     calc_rps,
     calc_ttl_hours,
     calc_bytes_per_key,
     calc_extra_rtt_ms,
     calc_base_latency_ms,
-    calc_keys_held,
-    calc_memory,
-    calc_added_latency,
     /// `{}` memory, e.g. "8.6 GB".
     calc_fits_one_node,
     /// `{}` memory, e.g. "86.4 GB".
     calc_needs_cluster,
     /// `{}` rps, `{}` hours, `{}` keys.
     calc_formula,
-    calc_note,
     unit_ms,
     unit_h,
     unit_min,
@@ -616,6 +603,32 @@ ui_struct! {
     parallel_range,
     /// A calculator field out of range: `{}` is its label, `{}` and `{}` the bounds.
     calc_bad_input,
+}
+
+ui_struct! {
+    /// The labels only the prerendered page shows (the header with the language
+    /// switch, the calculator's frame): written into each language's page at build
+    /// time (`fragment`), so the module does not carry them. Plain text.
+    PageText;
+    /// One line under the title.
+    subtitle,
+    /// Accessible label of the language switch.
+    lang_switch,
+    /// Short button text for Russian ("RU" in both languages).
+    lang_ru_short,
+    /// Short button text for English ("EN" in both languages).
+    lang_en_short,
+    /// Russian, named in the current language.
+    lang_ru_name,
+    /// English, named in the current language.
+    lang_en_name,
+    /// Skip link to the interactive lab.
+    skip_to_lab,
+    calc_title,
+    calc_keys_held,
+    calc_memory,
+    calc_added_latency,
+    calc_note,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

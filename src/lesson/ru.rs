@@ -1,13 +1,17 @@
 //! Урок на русском. Повторяет структуру `en.rs` блок в блок (это проверяют тесты).
 
 use super::Block::{Calculator, Code, List, Note, ScenarioLink, Table, P};
-use super::{Lang, Lesson, Question, ScenarioName, ScenarioText, Section, Ui};
+use super::{Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
     lang: Lang::Ru,
     hero: [
         "Запрос на оплату упал по таймауту. Деньги списаны? Приложение повторяет запрос, и клиент может заплатить дважды. Посмотрите, как это случается, и предотвратите.",
         "▶ Попробовать: запустить повтор",
+    ],
+    no_lab: [
+        "Интерактивной лаборатории нужен WebAssembly, а этот браузер его не запустил. Весь текст урока — здесь.",
+        "Интерактивной лаборатории нужны JavaScript и WebAssembly. Весь текст урока — здесь.",
     ],
     intro: "Телефон отправляет платёж, сеть теряет ответ, и приложение пробует ещё раз. Здесь видно, что такой повтор делает с платёжной системой: сначала без всякой защиты, потом с каждым из стандартных приёмов. К концу страницы вы сможете это построить — и объяснить на собеседовании.",
     sections: &[
@@ -318,6 +322,20 @@ pub static LESSON: Lesson = Lesson {
         },
     ],
     ui: &UI,
+    page: PageText {
+        subtitle: "Повторы неизбежны. Двойные списания — нет.",
+        lang_switch: "Язык",
+        lang_ru_short: "RU",
+        lang_en_short: "EN",
+        lang_ru_name: "Русский",
+        lang_en_name: "Английский",
+        skip_to_lab: "Перейти к лаборатории",
+        calc_title: "Во что обходится хранилище ключей?",
+        calc_keys_held: "Ключей в хранилище",
+        calc_memory: "Память",
+        calc_added_latency: "Прибавка к задержке",
+        calc_note: "Около 100 байт — это UUID-ключ, статус и накладные расходы Redis на каждый ключ; если хранить ответы целиком, выйдет в разы больше. Предел в 25 ГБ на узел — эмпирическое правило.",
+    },
     names: &NAMES,
     scenarios: &[
         ScenarioText {
@@ -748,17 +766,10 @@ pub static LESSON: Lesson = Lesson {
 /// carries these labels without the prose).
 pub static UI: Ui = Ui {
     title: "Лаборатория идемпотентности",
-    subtitle: "Повторы неизбежны. Двойные списания — нет.",
-    lang_switch: "Язык",
-    lang_ru_short: "RU",
-    lang_en_short: "EN",
-    lang_ru_name: "Русский",
-    lang_en_name: "Английский",
 
     contents: "Содержание",
     open_in_lab: "Открыть в лаборатории",
     back_to_lesson: "Назад к уроку",
-    skip_to_lab: "Перейти к лаборатории",
     lab_title: "Лаборатория",
 
     play: "Пуск",
@@ -888,19 +899,14 @@ pub static UI: Ui = Ui {
     right_answer: "Правильный ответ",
     continue_run: "Продолжить",
 
-    calc_title: "Во что обходится хранилище ключей?",
     calc_rps: "Изменяющих запросов в секунду",
     calc_ttl_hours: "TTL ключа, часов",
     calc_bytes_per_key: "Байт на ключ",
     calc_extra_rtt_ms: "Лишний round trip, мс",
     calc_base_latency_ms: "Задержка эндпоинта без него, мс",
-    calc_keys_held: "Ключей в хранилище",
-    calc_memory: "Память",
-    calc_added_latency: "Прибавка к задержке",
     calc_fits_one_node: "{} помещается на одном узле Redis.",
     calc_needs_cluster: "{} — больше, чем стоит держать на одном узле Redis: нужен кластер с шардированием.",
     calc_formula: "{} запр./с × {} ч × 3600 с = {} ключей",
-    calc_note: "Около 100 байт — это UUID-ключ, статус и накладные расходы Redis на каждый ключ; если хранить ответы целиком, выйдет в разы больше. Предел в 25 ГБ на узел — эмпирическое правило.",
     unit_ms: "мс",
     unit_h: "ч",
     unit_min: "мин",

@@ -50,6 +50,9 @@ fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
     for (name, text) in lesson.ui.entries() {
         out.push((format!("ui.{name}"), Kind::Ui, text));
     }
+    for (name, text) in lesson.page.entries() {
+        out.push((format!("page.{name}"), Kind::Ui, text));
+    }
     for n in lesson.names {
         out.push((format!("scenario {} title", n.id), Kind::Prose, n.title));
         out.push((format!("scenario {} summary", n.id), Kind::Prose, n.summary));
@@ -623,7 +626,11 @@ fn fragment_parts_are_complete() {
     for lang in Lang::ALL {
         let text = fragment::render_sections(lang);
         let names: Vec<&str> = fragment::parts(&text).iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["before", "after"]);
+        assert_eq!(names, fragment::PAGE_PARTS);
+        // The lab's place: its title and both lines for a reader without the lab.
+        let lab = fragment::part_of(&text, "lab").unwrap();
+        assert!(lab.contains("id=\"lab-title\"") && lab.contains("<noscript>"));
+        assert!(lab.contains(lesson(lang).no_lab[0].split(' ').next().unwrap()));
         for id in SECTION_IDS {
             assert!(text.contains(&format!("<section class=\"prose\" id=\"{id}\"")));
         }

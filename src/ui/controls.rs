@@ -11,7 +11,7 @@
 
 use super::state::Lab;
 use crate::html::Html;
-use crate::lesson::{names, Lang, Ui, SCENARIO_IDS, SEED_SCENARIOS};
+use crate::lesson::{names, Lang, PageText, Ui, SCENARIO_IDS, SEED_SCENARIOS};
 use crate::narrate::{fill, node_name};
 use crate::params::{echo, speed_factor, speed_text, SPEEDS};
 use idem_sim::scenario::{Toggle, ToggleKind};
@@ -21,17 +21,22 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 /// The page's header: the skip link, the title with the language switch, the lead.
-pub fn page_header(ui: &Ui, lang: Lang) -> String {
+/// Prerendered into the page (`lesson::fragment`); the module never writes it.
+pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
     let mut h = Html::new();
-    h.el("a", &[("class", "skip"), ("href", "#lab")], ui.skip_to_lab);
+    h.el(
+        "a",
+        &[("class", "skip"), ("href", "#lab")],
+        page.skip_to_lab,
+    );
     h.open("header", &[("class", "page__header")]);
     h.open("div", &[("class", "page__title")]);
     h.el("h1", &[], ui.title);
     let mut out = h.finish();
-    out.push_str(&lang_switch(ui, lang));
+    out.push_str(&lang_switch(page, lang));
     let mut h = Html::new();
     h.close("div");
-    h.el("p", &[("class", "lead")], ui.subtitle);
+    h.el("p", &[("class", "lead")], page.subtitle);
     h.close("header");
     out.push_str(&h.finish());
     out
@@ -112,21 +117,21 @@ pub fn picker(ui: &Ui, lang: Lang, current: &str) -> String {
     h.finish()
 }
 
-/// RU / EN buttons; the page is built anew when the language changes.
-pub fn lang_switch(ui: &Ui, lang: Lang) -> String {
+/// RU / EN buttons; the header is written anew when the language changes.
+pub fn lang_switch(page: &PageText, lang: Lang) -> String {
     let mut h = Html::new();
     h.open(
         "div",
         &[
             ("class", "lang"),
             ("role", "group"),
-            ("aria-label", ui.lang_switch),
+            ("aria-label", page.lang_switch),
         ],
     );
     for l in Lang::ALL {
         let (short, name) = match l {
-            Lang::Ru => (ui.lang_ru_short, ui.lang_ru_name),
-            Lang::En => (ui.lang_en_short, ui.lang_en_name),
+            Lang::Ru => (page.lang_ru_short, page.lang_ru_name),
+            Lang::En => (page.lang_en_short, page.lang_en_name),
         };
         let testid = format!("lang-{}", l.code());
         h.el(
@@ -631,7 +636,8 @@ pub fn near(place: Near) {
 pub fn place_notices(el: &Element) {
     let near = NEAR.with(|n| n.get());
     let (sel, group) = match near {
-        Near::Top => (".page__header", false),
+        // After the header's place, not inside it: a language switch writes it anew.
+        Near::Top => ("#page-header", false),
         Near::Head => (".lab__head", true),
         Near::Play => (".playback", true),
         Near::Faults => (".faults", true),
@@ -729,7 +735,10 @@ mod tests {
             head.starts_with("<div class=\"lab__head\"><h2 id=\"lab-title\""),
             "{head}"
         );
-        assert!(page_header(ui, Lang::En).contains("<h1>Idempotency Lab</h1><div class=\"lang\""));
-        assert!(lang_switch(ui, Lang::Ru).contains("data-lang=\"ru\" aria-pressed=\"true\""));
+        let page = &crate::lesson::lesson(Lang::En).page;
+        assert!(
+            page_header(ui, page, Lang::En).contains("<h1>Idempotency Lab</h1><div class=\"lang\"")
+        );
+        assert!(lang_switch(page, Lang::Ru).contains("data-lang=\"ru\" aria-pressed=\"true\""));
     }
 }

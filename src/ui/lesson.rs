@@ -1,10 +1,13 @@
 //! The lesson around the lab: the prose sections, the open scenario's explanation
 //! and handler code, predict-then-reveal and the reader's progress.
 //!
-//! The text comes from fragments fetched at run time (see [`crate::lesson::fragment`]):
-//! the module links no prose. This file only places that text, marks the current
-//! code line, asks the question at the run's decisive step and keeps the progress;
-//! which step is decisive, and which line a step runs, come from the core's trace.
+//! The text comes from fragments (see [`crate::lesson::fragment`]): the module links
+//! no prose. The sections of the page's language are in the page already
+//! (prerendered); those of the other language are fetched when the reader switches,
+//! and the open scenario's text whenever it changes. This file only places that
+//! text, marks the current code line, asks the question at the run's decisive step
+//! and keeps the progress; which step is decisive, and which line a step runs, come
+//! from the core's trace.
 //!
 //! Size matters here (the page has a 200 KB budget), so every part is one piece of
 //! markup ([`Part`], rendered by pure functions) and the page has one delegated
@@ -42,8 +45,8 @@ pub enum Ask {
 /// as context by the app.
 #[derive(Clone, Copy)]
 pub struct Learn {
-    /// The sections, with the code of their language; `None` until they arrive.
-    pub sections: RwSignal<Option<(&'static str, String)>>,
+    /// The language of the sections on the page: prerendered, then the last fetched.
+    pub sections: StoredValue<Lang>,
     /// The open scenario's fragment, with its id.
     pub scenario: RwSignal<Option<(&'static str, String)>>,
     pub ask: RwSignal<Ask>,
@@ -55,8 +58,9 @@ pub struct Learn {
 impl Learn {
     /// Reads the stored progress, starts fetching the text the lab shows and
     /// installs the page's delegated listeners. `to_lab`: the link points at the
-    /// lab, so the page scrolls to it once the prose above it has arrived.
-    pub fn new(lab: Lab, to_lab: bool) -> Learn {
+    /// lab, so the page scrolls to it once the lab is drawn. `page`: the language of
+    /// the sections the page holds.
+    pub fn new(lab: Lab, to_lab: bool, page: Lang) -> Learn {
         let storage = window().local_storage().ok().flatten();
         // In an LMS, the progress it kept for this learner; `localStorage` is the
         // browser's (another learner's, on a shared computer) and is only written.
@@ -69,7 +73,7 @@ impl Learn {
             .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
         let learn = Learn {
-            sections: RwSignal::new(None),
+            sections: StoredValue::new(page),
             scenario: RwSignal::new(None),
             ask: RwSignal::new(Ask::Waiting),
             paused: RwSignal::new(false),
@@ -92,13 +96,9 @@ impl Learn {
             if last != Some(id) {
                 learn.paused.set(false);
             }
-            let have = learn.sections.with_untracked(|s| s.as_ref().map(|s| s.0));
             learn.scenario.set(None);
-            if !lab.embed && have != Some(lang.code()) {
-                learn.sections.set(None);
-                let url = fragment::sections_path(lang);
-                let current = move || lab.lang.get_untracked() == lang;
-                fetch(lab, learn.sections, url, lang.code(), current);
+            if !lab.embed && learn.sections.get_value() != lang {
+                sections(lab, learn, lang);
             }
             let url = fragment::scenario_path(lang, id);
             let current =
@@ -131,17 +131,11 @@ impl Learn {
             }
         });
         if to_lab {
-            // Once, when the sections are in (or failed): before that the lab's place moves.
-            Effect::new(move |done: Option<bool>| {
-                if done == Some(true) || learn.sections.with(Option::is_none) {
-                    return done.unwrap_or(false);
+            // The prose above the lab is in the page already: its place is fixed.
+            request_animation_frame(|| {
+                if let Some(el) = document().get_element_by_id("lab") {
+                    el.scroll_into_view();
                 }
-                request_animation_frame(|| {
-                    if let Some(el) = document().get_element_by_id("lab") {
-                        el.scroll_into_view();
-                    }
-                });
-                true
             });
         }
         listen(lab, learn);
@@ -155,6 +149,47 @@ impl Learn {
             _ => None,
         })
     }
+}
+
+/// Fetches the sections of `lang` and writes its header and prose over the page's
+/// (`#page-header`, `prose-before`, `prose-after`), if the reader is still in `lang`
+/// when they arrive. A failure is a notice; the text already there stays.
+fn sections(lab: Lab, learn: Learn, lang: Lang) {
+    spawn_local(async move {
+        let url = fragment::sections_path(lang);
+        let text = fetch_text(&url).await;
+        if lab.lang.get_untracked() != lang {
+            return;
+        }
+        let Some(text) = text else {
+            let msg = fill(lab.ui().lesson_unavailable, &[&url]);
+            lab.notices.update(|n| n.push(msg));
+            return;
+        };
+        let doc = document();
+        // The reader who switched from the header stays on the language pressed.
+        let focused = doc
+            .query_selector("#page-header :focus")
+            .ok()
+            .flatten()
+            .is_some();
+        for (sel, name) in [
+            ("#page-header", "header"),
+            ("[data-testid=prose-before]", "before"),
+            ("[data-testid=prose-after]", "after"),
+        ] {
+            if let (Ok(Some(el)), Some(part)) = (doc.query_selector(sel), part_of(&text, name)) {
+                el.set_inner_html(part);
+            }
+        }
+        if focused {
+            focus_later(match lang {
+                Lang::Ru => "[data-lang=ru]",
+                Lang::En => "[data-lang=en]",
+            });
+        }
+        learn.sections.set_value(lang);
+    });
 }
 
 /// Fetches `url` (relative to the page) into `into`, tagged with `tag`, if it is
@@ -388,10 +423,6 @@ fn recalc(lang: Lang, form: &Element) {
 /// The lesson's pieces of markup on the page.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Part {
-    /// The sections above the lab.
-    Before,
-    /// The sections below the lab.
-    After,
     /// The handler's code with the current line.
     Code,
     /// The predict-then-reveal question, while it is asked.
@@ -410,25 +441,12 @@ pub fn LessonPart(part: Part) -> impl IntoView {
     let ui = lab.ui();
     let id = lab.scenario.get_untracked();
     let (class, testid) = match part {
-        Part::Before => ("prose-wrap", "prose-before"),
-        Part::After => ("prose-wrap", "prose-after"),
         Part::Code => ("pane pane--code", "code-pane"),
         Part::Predict => ("predict-slot", "predict-slot"),
         Part::About => ("about", "about"),
         Part::Progress => ("progress", "progress"),
     };
     let markup = move || match part {
-        Part::Before | Part::After => learn.sections.with(|s| {
-            let name = if part == Part::Before {
-                "before"
-            } else {
-                "after"
-            };
-            s.as_ref()
-                .and_then(|(_, t)| part_of(t, name))
-                .unwrap_or_default()
-                .to_string()
-        }),
         Part::Code => {
             let cur = lab
                 .run
