@@ -2,6 +2,8 @@
 // it, so it acts before anything is drawn), external and hashed by Trunk so the page
 // keeps a strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
 //
+// It stands after Trunk's <meta name="wasm-app">, which it reads (see 3).
+//
 // 1. The page of the reader's language. The lesson is prerendered once per language
 //    (e2e/prerender.mjs): index.html in English and ru.html in Russian, side by side,
 //    so relative paths work from any sub-path. The language is `lang=` of the link
@@ -20,10 +22,11 @@
 //                                                   Moodle's LTI Message Handler plugin)
 //      {type: 'idempotency-lab:height', height: N} (an object: the lesson's own)
 //    It works even if the module cannot start.
-// 3. Once the page is parsed, it starts the module. Trunk normally inlines a loader
-//    into index.html; Trunk.toml's `pattern_script` makes it emit only
-//    <meta name="wasm-app" data-js data-wasm> with the hashed file names instead, and
-//    this script reads them, imports the glue and instantiates the wasm. The lesson's
+// 3. It starts loading the module at once and runs it once the page is parsed. Trunk
+//    normally inlines a loader into index.html; Trunk.toml's `pattern_script` makes it
+//    emit only <meta name="wasm-app" data-js data-wasm> with the hashed file names
+//    instead, and this script reads them, imports the glue and instantiates the wasm
+//    (compiled while the page is parsed and drawn). The lesson's
 //    text is in the page already; the module adds the lab. A browser without
 //    WebAssembly, or a module that fails to start, leaves the text as it is and shows,
 //    where the lab would be, the line that it needs WebAssembly (<html class="no-lab">,
@@ -62,14 +65,23 @@
     html.classList.add('no-lab');
     console.warn(`Idempotency Lab: the lab did not start: ${why}`);
   };
+  // The glue and the module start loading and compiling now, while the page is parsed
+  // and drawn; the module is instantiated (and mounts the lab) once the page is parsed.
+  // A server that sends the module with another type than application/wasm cannot
+  // stream it: the glue then fetches it again its own way.
+  const app = document.querySelector('meta[name="wasm-app"]');
+  if (!app) throw new Error('boot.js: <meta name="wasm-app"> is missing; check Trunk.toml pattern_script');
+  const wasmUrl = new URL(app.dataset.wasm, document.baseURI);
+  const wasm = typeof WebAssembly === 'object';
+  const glue = wasm && import(new URL(app.dataset.js, document.baseURI).href);
+  if (glue) glue.catch(() => {}); // handled in start(); not an unhandled rejection meanwhile
+  const compiled = wasm && WebAssembly.compileStreaming(fetch(wasmUrl)).catch(() => wasmUrl);
   const start = async () => {
-    const app = document.querySelector('meta[name="wasm-app"]');
-    if (!app) throw new Error('boot.js: <meta name="wasm-app"> is missing; check Trunk.toml pattern_script');
-    if (typeof WebAssembly !== 'object') return noLab('this browser has no WebAssembly');
+    if (!wasm) return noLab('this browser has no WebAssembly');
     try {
-      const { default: init } = await import(new URL(app.dataset.js, document.baseURI).href);
-      const wasm = await init({ module_or_path: new URL(app.dataset.wasm, document.baseURI) });
-      dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+      const { default: init } = await glue;
+      const instance = await init({ module_or_path: await compiled });
+      dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm: instance } }));
     } catch (e) {
       if (document.querySelector('[data-testid="crash"]')) throw e;
       noLab(e);

@@ -47,11 +47,11 @@ export function compressedSizes(bytes) {
   };
 }
 
-/** Sizes of every file of dist/, and their totals. */
-export function distSizes() {
-  const files = distFiles().map((file) => ({
+/** Sizes of every file of dist/ (or of `dir`), and their totals. */
+export function distSizes(dir = DIST) {
+  const files = distFiles(dir).map((file) => ({
     file,
-    ...compressedSizes(readFileSync(path.join(DIST, file))),
+    ...compressedSizes(readFileSync(path.join(dir, file))),
   }));
   const total = { raw: 0, gzip: 0, brotli: 0 };
   for (const f of files) for (const k of Object.keys(total)) total[k] += f[k];

@@ -1,22 +1,36 @@
 // `make bench`: budgets of the release build in dist/.
 //
-// 1. Each file of dist/ with raw, gzip (-9) and brotli (-q 11) bytes, and the total.
-// 2. Time from navigation start to interactive in headless Chromium, median of RUNS cold
-//    loads (fresh browser context each), for the lesson and for a plain static HTML page
-//    of the same raw size served by the same server in the same run, and their ratio.
-//    "Interactive" = the element [data-testid="app-ready"] is in the DOM: for the lesson
-//    that is when the wasm app has mounted; for the static page, when the parser adds it.
-//    Measured inside the page with performance.now(), whose origin is navigation start.
-// 3. Animation: frame intervals while the lab plays with 50 messages in flight (five
+// 1. What a page load transfers in each language (its page, with the text prerendered,
+//    and everything it loads), against the budget; then each file of dist/ with raw,
+//    gzip (-9) and brotli (-q 11) bytes, and the total.
+// 2. First contentful paint, median of RUNS cold loads (fresh browser context each), of
+//    each language's page against a plain static HTML page of the same raw size (no
+//    style, no script) served by the same server in the same run, and their ratio;
+//    against the same page with scripting off (what the module and boot.js cost the
+//    first paint); and whether the paint had the lesson's text (its first section).
+// 3. Lab interactive: time from navigation start until [data-testid="app-ready"] is on
+//    the page (the wasm app has mounted the lab), against a bare Leptos 0.8 CSR counter
+//    (bench/counter: the same release profile and wasm-opt, built here with Trunk into
+//    target/bench-counter) and against a static HTML page as large as all of dist/, in
+//    the same run. Measured inside the page with performance.now(), whose origin is
+//    navigation start.
+// 4. Animation: frame intervals while the lab plays with 50 messages in flight (five
 //    bursts of ten parallel requests), measured with requestAnimationFrame in the page.
 // Prints figures only; it asserts nothing about time.
 
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
 import { launchChromium } from '../e2e/browser.mjs';
-import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, pageLoadSizes } from '../e2e/dist.mjs';
+import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, PAGES, REPO, compressedSizes, pageLoadSizes } from '../e2e/dist.mjs';
 import { startServer } from '../e2e/server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const BASELINE_PATH = '/__bench_baseline.html';
+/** Static pages as large as each language's page, for first paint. */
+const PAINT_BASELINE = (lang) => `/__bench_paint_${lang}.html`;
+const COUNTER_DIR = path.join(REPO, 'target', 'bench-counter');
 
 const kb = (n) => (n / 1024).toFixed(1).padStart(7) + ' KB';
 const median = (xs) => {
@@ -64,18 +78,36 @@ function printPageLoads() {
     printSizes(load, `page load in ${lang} (the heaviest scenario text open)`);
     console.log(`  gzip budget ${GZIP_BUDGET_BYTES} bytes: ${((100 * load.total.gzip) / GZIP_BUDGET_BYTES).toFixed(1)}% used`);
   }
+  // A reader whose language is not the bare address's (index.html, English) lands there
+  // first; boot.js replaces it at once, but the browser has fetched that page too.
+  const en = compressedSizes(readFileSync(path.join(DIST, PAGES.en)));
+  console.log(`  a Russian browser on the bare address also fetches ${PAGES.en} (${en.gzip} bytes gzip) before ${PAGES.ru}`);
+}
+
+/** Builds bench/counter with Trunk (release, the pinned wasm-opt) into target/bench-counter. */
+function buildCounter() {
+  console.log('');
+  console.log('building the bare Leptos counter (bench/counter) with trunk --release ...');
+  execFileSync(
+    'trunk',
+    ['--config', 'bench/counter/Trunk.toml', 'build', '--release', '--offline', '--dist', COUNTER_DIR],
+    { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const wasm = distSizes(COUNTER_DIR).files.find((f) => f.file.endsWith('.wasm'));
+  console.log(`  counter wasm ${wasm.raw} bytes, ${wasm.gzip} gzip`);
 }
 
 /** Milliseconds from navigation start until [data-testid="app-ready"] exists, one cold load. */
 async function timeToReady(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
   await context.addInitScript(() => {
     const mark = () => {
       if (window.__readyAt === undefined && document.querySelector('[data-testid="app-ready"]')) {
         window.__readyAt = performance.now();
       }
     };
-    new MutationObserver(mark).observe(document, { childList: true, subtree: true });
+    // The lesson marks its prerendered <main> ready once the lab is mounted: an attribute.
+    new MutationObserver(mark).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-testid'] });
     document.addEventListener('DOMContentLoaded', mark);
   });
   try {
@@ -87,6 +119,38 @@ async function timeToReady(browser, url) {
     await page.waitForFunction(() => window.__readyAt !== undefined, null, { timeout: 20_000 });
     if (errors.length) throw new Error(`errors while loading ${url}: ${errors.join('; ')}`);
     return await page.evaluate(() => window.__readyAt);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * First contentful paint of one cold load, in ms from navigation start, and whether the
+ * page had `selector` (the lesson's first prose section) in it by then.
+ */
+async function firstPaint(browser, url, selector, javaScriptEnabled = true) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', javaScriptEnabled });
+  await context.addInitScript((sel) => {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (e.name === 'first-contentful-paint' && window.__fcp === undefined) {
+          window.__fcp = e.startTime;
+          window.__fcpText = !!document.querySelector(sel);
+        }
+      }
+    }).observe({ type: 'paint', buffered: true });
+  }, selector);
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    if (!javaScriptEnabled) {
+      // No init script without script: read the paint entry once the page has painted.
+      await page.waitForTimeout(1000);
+      const at = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
+      return { at, text: true };
+    }
+    await page.waitForFunction(() => window.__fcp !== undefined, null, { timeout: 20_000 });
+    return await page.evaluate(() => ({ at: window.__fcp, text: window.__fcpText }));
   } finally {
     await context.close();
   }
@@ -129,35 +193,66 @@ async function main() {
   const sizes = distSizes();
   printPageLoads();
   printSizes(sizes);
+  buildCounter();
 
-  const server = await startServer({
-    root: DIST,
-    extraFiles: { [BASELINE_PATH]: baselinePage(sizes.total.raw) },
-  });
+  const pageBytes = (lang) => readFileSync(path.join(DIST, PAGES[lang])).length;
+  const extraFiles = { [BASELINE_PATH]: baselinePage(sizes.total.raw) };
+  for (const lang of LANGS) extraFiles[PAINT_BASELINE(lang)] = baselinePage(pageBytes(lang));
+  const server = await startServer({ root: DIST, extraFiles });
+  const counter = await startServer({ root: COUNTER_DIR });
   const browser = await launchChromium();
+  const fmt = (xs) => xs.map((x) => x.toFixed(0)).join(', ');
+  const row = (label, xs) => console.log(`  ${label.padEnd(40)} median ${median(xs).toFixed(1).padStart(6)} ms   runs: ${fmt(xs)}`);
   try {
     const lessonUrl = server.url;
     const baselineUrl = server.origin + BASELINE_PATH;
     // Warm up the browser process and the OS file cache; not counted.
     await timeToReady(browser, lessonUrl);
     await timeToReady(browser, baselineUrl);
+    await timeToReady(browser, counter.url);
+
+    console.log('');
+    console.log(`first contentful paint, headless Chromium, ${RUNS} cold loads each, alternating`);
+    for (const lang of LANGS) {
+      const lesson = [];
+      const baseline = [];
+      const noScript = [];
+      let withText = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const p = await firstPaint(browser, server.url + PAGES[lang], 'section.prose');
+        lesson.push(p.at);
+        if (p.text) withText++;
+        baseline.push((await firstPaint(browser, server.origin + PAINT_BASELINE(lang), 'p')).at);
+        noScript.push((await firstPaint(browser, server.url + PAGES[lang], '', false)).at);
+      }
+      row(`${PAGES[lang]} (${lang}, text prerendered)`, lesson);
+      row(`static HTML page, ${kb(pageBytes(lang)).trim()}`, baseline);
+      row(`${PAGES[lang]} with scripting off`, noScript);
+      console.log(`  ratio ${lang} page / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x; ` +
+        `/ itself with scripting off: ${(median(lesson) / median(noScript)).toFixed(2)}x; ` +
+        `the lesson's text in the first paint: ${withText} of ${RUNS}`);
+    }
+
     const lesson = [];
+    const bare = [];
     const baseline = [];
     for (let i = 0; i < RUNS; i++) {
       lesson.push(await timeToReady(browser, lessonUrl));
+      bare.push(await timeToReady(browser, counter.url));
       baseline.push(await timeToReady(browser, baselineUrl));
     }
-    const fmt = (xs) => xs.map((x) => x.toFixed(0)).join(', ');
-    const [ml, mb] = [median(lesson), median(baseline)];
     console.log('');
-    console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each`);
-    console.log(`  lesson (wasm app mounted)        median ${ml.toFixed(1).padStart(6)} ms   runs: ${fmt(lesson)}`);
-    console.log(`  static HTML page, ${kb(sizes.total.raw).trim()}   median ${mb.toFixed(1).padStart(6)} ms   runs: ${fmt(baseline)}`);
-    console.log(`  ratio lesson / static page: ${(ml / mb).toFixed(2)}x`);
+    console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each, alternating`);
+    row('lesson, en (the lab mounted)', lesson);
+    row('bare Leptos counter (mounted)', bare);
+    row(`static HTML page, ${kb(sizes.total.raw).trim()}`, baseline);
+    console.log(`  ratio lesson / bare Leptos counter: ${(median(lesson) / median(bare)).toFixed(2)}x`);
+    console.log(`  ratio lesson / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x`);
     await animation(browser, lessonUrl);
   } finally {
     await browser.close();
     await server.close();
+    await counter.close();
   }
 }
 
