@@ -16,21 +16,31 @@ const READY = '[data-testid="app-ready"]';
 
 /**
  * Whether a failed request belongs to a document the page has since left: aborted by
- * the browser (`net::ERR_ABORTED`) once the main frame started to navigate elsewhere. boot.js replaces a
+ * the browser (`net::ERR_ABORTED`) once its frame started to navigate elsewhere. boot.js replaces a
  * page by the page of the reader's language before anything is drawn; what the
  * browser had started to fetch for the page it left is aborted, and is no failure.
  * @param {import('playwright-core').Page} page
  * @returns {(req: import('playwright-core').Request) => boolean}
  */
 export function leftBehind(page) {
-  // A document's generation: the number of main-frame navigations started before it.
-  let generation = 0;
+  // A document's generation: the number of navigations its frame started before it.
+  const generation = new Map();
   const born = new WeakMap();
   page.on('request', (req) => {
-    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) generation++;
-    else born.set(req, generation);
+    let frame;
+    try {
+      frame = req.frame();
+    } catch {
+      return; // a service worker's request: no frame
+    }
+    const now = generation.get(frame) ?? 0;
+    if (req.isNavigationRequest()) generation.set(frame, now + 1);
+    else born.set(req, [frame, now]);
   });
-  return (req) => req.failure()?.errorText === 'net::ERR_ABORTED' && (born.get(req) ?? generation) < generation;
+  return (req) => {
+    const [frame, then] = born.get(req) ?? [];
+    return req.failure()?.errorText === 'net::ERR_ABORTED' && frame !== undefined && then < (generation.get(frame) ?? 0);
+  };
 }
 
 export class LessonPage {

@@ -84,8 +84,8 @@ describe('the SCORM 1.2 package in an LMS (scorm-again Scorm12API)', { timeout: 
   });
 
   /** Opens the LMS page with `cmi` as the learner's stored data, the lesson at `query`. */
-  const openLms = async (cmi, query, { localProgress = null } = {}) => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const openLms = async (cmi, query, { localProgress = null, locale = 'en-US' } = {}) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale });
     if (localProgress != null) {
       // The browser's own progress (another learner's, on a shared computer).
       await context.addInitScript(([key, value]) => {
@@ -105,6 +105,20 @@ describe('the SCORM 1.2 package in an LMS (scorm-again Scorm12API)', { timeout: 
   const lms = (host, element) => host.page.evaluate((e) => window.API.LMSGetValue(e), element);
 
   const show = (t, seen) => t.diagnostic(seen.map((c) => (c.length > 1 ? `${c[0]}(${c[1]}, ${JSON.stringify(c[2])})` : `${c[0]}()`)).join(' → '));
+
+  test('a launch in a Russian browser goes to ru.html first: one session, opened there', async () => {
+    const ru = await openLms({}, '', { locale: 'ru-RU' });
+    try {
+      await ru.host.page.waitForFunction(() => window.calls.some((c) => c[1] === 'cmi.suspend_data'));
+      const seen = await ru.calls();
+      assert.deepEqual(seen.filter((c) => c[0] === 'LMSInitialize' || c[0] === 'LMSFinish'), [['LMSInitialize']]);
+      assert.match(await ru.frame.locator('h1').textContent(), /[\u0400-\u04FF]/);
+      assert.ok(ru.host.page.frames().some((f) => f.url().includes('/content/idempotency-lab/ru.html')));
+      assert.deepEqual(ru.host.problems, [], 'no console error, page error or failed request');
+    } finally {
+      await ru.host.close();
+    }
+  });
 
   test('a first launch: LMSInitialize, incomplete, the progress line and a score of 0 of 13, LMSCommit', async (t) => {
     const { host, calls } = await openLms({}, '?lang=en');
