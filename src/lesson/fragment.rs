@@ -35,14 +35,16 @@ use super::{lesson, Block, Lang, Lesson};
 use crate::html::esc;
 use std::fmt::Write;
 
-/// The parts of a sections fragment that the release hook `e2e/prerender.mjs` writes
-/// into the page of its language (`index.html`, `ru.html`): the `<title>`, the
+/// The parts of a sections fragment that the build's last hook (`e2e/prerender.mjs`)
+/// writes into the page of its language (`index.html`, `ru.html`): the `<title>`, the
 /// description, the page header, the prose `before` the lab, the lab's place, the prose
-/// `after` it. The module reads only `before` and `after`, when the language changes.
+/// `after` it. The module reads only `header`, `before` and `after`, when the reader
+/// switches to the other language.
 pub const PAGE_PARTS: [&str; 6] = ["title", "description", "header", "before", "lab", "after"];
 
 /// The file of the page prerendered in `lang`, beside the other in `dist/` (named the
-/// same in `e2e/dist.mjs` `PAGES`, which the hook uses, and in `boot.js`).
+/// same in `e2e/dist.mjs` `PAGES`, which the hook uses, and in `boot.js`: the test
+/// `the_pages_are_named_alike` keeps the three in step).
 pub fn page_file(lang: Lang) -> &'static str {
     match lang {
         Lang::En => "index.html",
@@ -109,7 +111,7 @@ pub fn render_sections(lang: Lang) -> String {
     part(&mut out, "description");
     out.push_str(&esc(l.page.subtitle));
     part(&mut out, "header");
-    // The same markup the module writes when the language changes.
+    // The module writes this part over the page's when the reader switches language.
     out.push_str(&crate::ui::controls::page_header(l.ui, &l.page, lang));
     part(&mut out, "before");
     // The first screen: the problem in a sentence, and the lab offered at once

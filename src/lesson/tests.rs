@@ -647,3 +647,19 @@ fn fragment_parts_are_complete() {
         }
     }
 }
+
+/// `boot.js` (which sends a reader to the page of their language) and `e2e/dist.mjs`
+/// (which the build's hook and the budget use) name the pages as [`fragment::page_file`].
+#[test]
+fn the_pages_are_named_alike() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages = format!(
+        "{{ en: '{}', ru: '{}' }}",
+        fragment::page_file(Lang::En),
+        fragment::page_file(Lang::Ru)
+    );
+    for file in ["boot.js", "e2e/dist.mjs"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains(&pages), "{file} names the pages {pages}");
+    }
+}
