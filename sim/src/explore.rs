@@ -29,7 +29,7 @@
 //! reorderings into the page's commands (`Run::apply_at`); [`describe`] prints
 //! one.
 
-use crate::invariant::Invariant;
+use crate::invariant::{Expect, Invariant};
 use crate::net::{Fate, Msg, MsgId, NodeId};
 use crate::time::Millis;
 use crate::trace::Happening;
@@ -594,6 +594,7 @@ fn bounded_choices(
     bound: &Bound,
     used: Used,
     crashable: &[NodeId],
+    (losable, jump): (Losable, Millis),
     out: &mut Vec<Choice>,
 ) {
     out.clear();
@@ -620,7 +621,7 @@ fn bounded_choices(
         out.extend(
             w.msgs
                 .values()
-                .filter(|m| m.fate == Fate::Deliver)
+                .filter(|m| m.fate == Fate::Deliver && losable.allows(m))
                 .map(|m| Choice::Lose(m.id)),
         );
     }
@@ -632,7 +633,7 @@ fn bounded_choices(
         }
     }
     if used.clock_jumps < bound.max_clock_jumps {
-        out.push(Choice::AdvanceClock(Millis::HOUR));
+        out.push(Choice::AdvanceClock(jump));
     }
 }
 
@@ -669,19 +670,24 @@ struct Found {
     report: Report,
     /// Invariants already reported, by `Invariant as usize`.
     reported: u64,
+    /// The nodes that a supervisor brings back (empty: none is assumed to come back).
+    supervised: Vec<NodeId>,
 }
 
 impl Found {
-    /// Looks at a newly reached state: violations and ends.
+    /// Looks at a newly reached state: violations and ends. With `supervised`
+    /// (see [`Search::supervise`]) a world with a node down is judged only
+    /// on the invariants that hold after every step, and is no end.
     fn look(&mut self, w: &World, tree: &[Link], node: u32) {
+        let down = self.supervised.iter().any(|n| !w.is_up(*n));
         for (inv, holds) in w.invariants.iter() {
             let bit = 1u64 << (*inv as usize);
-            if !*holds && self.reported & bit == 0 {
+            if !*holds && self.reported & bit == 0 && !(down && inv.expect() != Expect::Always) {
                 self.reported |= bit;
                 self.report.violations.push((*inv, path_to(tree, node)));
             }
         }
-        if w.is_quiet() {
+        if w.is_quiet() && !down {
             self.report.ends += 1;
             let outcome = Outcome::of(w);
             match self
@@ -706,51 +712,135 @@ impl Found {
 /// a quiet world is an end and is not expanded further. Deterministic: the
 /// same start and bound give the same report.
 pub fn explore(start: &World, bound: &Bound) -> Report {
-    let crashable: Vec<NodeId> = start
-        .scenario
-        .nodes()
-        .into_iter()
-        .filter(|n| n.can_crash())
-        .collect();
-    let mut found = Found {
-        report: Report {
-            states: 0,
-            unique: 1,
-            ends: 0,
-            depth: 0,
-            truncated: false,
-            violations: Vec::new(),
-            outcomes: Vec::new(),
-        },
-        reported: 0,
-    };
-    let mut tree = vec![Link {
-        parent: 0,
-        choice: Choice::AdvanceClock(Millis::ZERO),
-    }];
-    // The search reads states, not the trace: its worlds skip the trace's texts.
-    let mut quiet = start.clone();
-    quiet.untraced = true;
-    let start = &quiet;
-    let mut seen = FingerprintSet::default();
-    seen.insert(Used::default().key(start));
-    found.look(start, &tree, 0);
-    let mut open = VecDeque::new();
-    if !start.is_quiet() {
-        open.push_back(Open {
-            world: Box::new(start.clone()),
-            node: 0,
-            used: Used::default(),
-            depth: 0,
-        });
-    }
-    let mut choices = Vec::new();
-    'search: while let Some(o) = open.pop_front() {
-        if o.depth >= bound.max_depth {
-            found.report.truncated = true;
-            continue;
+    let mut search = Search::new(start, *bound);
+    search.run(usize::MAX);
+    search.into_report()
+}
+
+/// Which messages the explorer may lose (within `Bound::max_losses`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Losable {
+    /// Any message in flight.
+    #[default]
+    Any,
+    /// Only an API's answer to the client (the lost response).
+    Responses,
+    /// Only a store's reply to an API (Redis or Postgres answering).
+    StoreReplies,
+}
+
+impl Losable {
+    fn allows(self, m: &Msg) -> bool {
+        match self {
+            Losable::Any => true,
+            Losable::Responses => matches!(m.from, NodeId::Api(_)) && m.to == NodeId::Client,
+            Losable::StoreReplies => {
+                matches!(m.from, NodeId::Redis | NodeId::Postgres) && matches!(m.to, NodeId::Api(_))
+            }
         }
-        bounded_choices(&o.world, bound, o.used, &crashable, &mut choices);
+    }
+}
+
+/// [`explore`] in installments: [`Search::run`] takes at most so many
+/// transitions and returns, so a page can report progress between chunks and
+/// stop a search that is no longer wanted. The same start and bound give the
+/// same report however the work is cut.
+pub struct Search {
+    bound: Bound,
+    /// Which messages may be lost.
+    pub losable: Losable,
+    /// How far a clock jump moves the clock (an hour unless set).
+    pub jump: Millis,
+    crashable: Vec<NodeId>,
+    found: Found,
+    tree: Vec<Link>,
+    seen: FingerprintSet,
+    open: VecDeque<Open>,
+    choices: Vec<Choice>,
+    done: bool,
+}
+
+impl Search {
+    pub fn new(start: &World, bound: Bound) -> Search {
+        let crashable: Vec<NodeId> = start
+            .scenario
+            .nodes()
+            .into_iter()
+            .filter(|n| n.can_crash())
+            .collect();
+        let mut found = Found {
+            report: Report {
+                states: 0,
+                unique: 1,
+                ends: 0,
+                depth: 0,
+                truncated: false,
+                violations: Vec::new(),
+                outcomes: Vec::new(),
+            },
+            reported: 0,
+            supervised: Vec::new(),
+        };
+        let tree = vec![Link {
+            parent: 0,
+            choice: Choice::AdvanceClock(Millis::ZERO),
+        }];
+        // The search reads states, not the trace: its worlds skip the trace's texts.
+        let mut start = start.clone();
+        start.untraced = true;
+        let mut seen = FingerprintSet::default();
+        seen.insert(Used::default().key(&start));
+        found.look(&start, &tree, 0);
+        let mut open = VecDeque::new();
+        if !start.is_quiet() {
+            open.push_back(Open {
+                world: Box::new(start),
+                node: 0,
+                used: Used::default(),
+                depth: 0,
+            });
+        }
+        Search {
+            bound,
+            losable: Losable::Any,
+            jump: Millis::HOUR,
+            crashable,
+            found,
+            tree,
+            seen,
+            open,
+            choices: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Takes about `transitions` more transitions (a state's choices are
+    /// taken together); `true` once the search is over.
+    pub fn run(&mut self, transitions: usize) -> bool {
+        let until = self.found.report.states.saturating_add(transitions);
+        while !self.done && self.found.report.states < until {
+            match self.open.pop_front() {
+                Some(o) => self.expand(o),
+                None => self.done = true,
+            }
+        }
+        self.done
+    }
+
+    fn expand(&mut self, o: Open) {
+        if o.depth >= self.bound.max_depth {
+            self.found.report.truncated = true;
+            return;
+        }
+        let mut choices = std::mem::take(&mut self.choices);
+        bounded_choices(
+            &o.world,
+            &self.bound,
+            o.used,
+            &self.crashable,
+            (self.losable, self.jump),
+            &mut choices,
+        );
         let mut parent = Some(o.world);
         let n = choices.len();
         for (i, c) in choices.iter().enumerate() {
@@ -763,25 +853,26 @@ pub fn explore(start: &World, bound: &Bound) -> Report {
                 ))
             };
             w.choose(c);
-            found.report.states += 1;
+            self.found.report.states += 1;
             let used = o.used.after(c);
-            if !seen.insert(used.key(&w)) {
+            if !self.seen.insert(used.key(&w)) {
                 continue;
             }
-            if seen.len() > bound.max_states {
-                found.report.truncated = true;
-                break 'search;
+            if self.seen.len() > self.bound.max_states {
+                self.found.report.truncated = true;
+                self.done = true;
+                break;
             }
-            found.report.unique += 1;
-            let node = tree.len() as u32;
-            tree.push(Link {
+            self.found.report.unique += 1;
+            let node = self.tree.len() as u32;
+            self.tree.push(Link {
                 parent: o.node,
                 choice: *c,
             });
-            found.report.depth = found.report.depth.max(o.depth + 1);
-            found.look(&w, &tree, node);
+            self.found.report.depth = self.found.report.depth.max(o.depth + 1);
+            self.found.look(&w, &self.tree, node);
             if !w.is_quiet() {
-                open.push_back(Open {
+                self.open.push_back(Open {
                     world: w,
                     node,
                     used,
@@ -789,8 +880,26 @@ pub fn explore(start: &World, bound: &Bound) -> Report {
                 });
             }
         }
+        self.choices = choices;
     }
-    found.report
+
+    /// Judges a world with a crashed node only once it is back: as if a
+    /// supervisor always restarted it (the explorer restarts it at any point).
+    /// Worlds with a node down still count for the invariants of `Expect::Always`,
+    /// but are neither ends nor judged on the ledger or on answers. Call before
+    /// the first [`Search::run`]; the start world is judged as it is.
+    pub fn supervise(&mut self) {
+        self.found.supervised = self.crashable.clone();
+    }
+
+    /// What the search has found so far (all of it once [`Search::run`] says it is over).
+    pub fn report(&self) -> &Report {
+        &self.found.report
+    }
+
+    pub fn into_report(self) -> Report {
+        self.found.report
+    }
 }
 
 /// A path as the reader's commands: on a run whose step 0 is the path's

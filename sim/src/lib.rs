@@ -27,6 +27,7 @@ pub mod run;
 pub mod scenario;
 pub mod time;
 pub mod trace;
+pub mod truth;
 pub mod vecmap;
 pub mod world;
 

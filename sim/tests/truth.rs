@@ -1,0 +1,118 @@
+//! The truth table (`idem_sim::truth`): verdicts the lesson states in prose,
+//! computed by the explorer, each counterexample replayable in the lab.
+
+use idem_sim::scenario::{self, Scenario, Toggle};
+use idem_sim::truth::{self, Cell, Fault};
+use idem_sim::{Invariant, Run};
+
+const SEED: u64 = 1;
+
+fn scenario(id: &str) -> Scenario {
+    scenario::by_id(id).expect("scenario")
+}
+
+/// The verdict of one cell, and its counterexample replayed in a run.
+fn check(s: &Scenario, on: &[Toggle], fault: Fault) -> Option<Run> {
+    let toggles = truth::defences(s)
+        .into_iter()
+        .fold(s.default_toggles(), |acc, t| acc.with(t, on.contains(&t)));
+    let cell = Cell { toggles, fault };
+    assert!(
+        truth::cells(s).contains(&cell),
+        "{cell:?} is not in the table"
+    );
+    let (start, prefix, mut search) = cell.search(s, SEED);
+    assert!(search.run(usize::MAX));
+    let report = search.into_report();
+    eprintln!(
+        "{} {:?} {fault:?}: {} transitions, {} unique",
+        s.id, on, report.states, report.unique
+    );
+    assert!(!report.truncated, "{cell:?}: truncated");
+    let path = truth::verdict(&report)?;
+    let at = prefix.len();
+    let r = truth::replay(&start, at, &prefix, path).expect("the counterexample replays");
+    let config = idem_sim::Config::defaults(s, SEED).with_toggles(r.toggles);
+    let (run, dropped) = Run::replay(s.clone(), config, &r.commands);
+    assert!(dropped.is_empty(), "{dropped:?}");
+    Some(run)
+}
+
+#[test]
+fn crash_after_charge_redis_after_commit_breaks_under_a_crash() {
+    let s = scenario("crash-after-charge");
+    let run = check(&s, &[], Fault::Crash).expect("breaks");
+    assert!(
+        run.first_violation(Invariant::AtMostOnceCharge).is_some()
+            || run
+                .first_violation(Invariant::LedgerMatchesCharges)
+                .is_some(),
+        "the replayed run breaks the money's invariants:\n{}",
+        run.text()
+    );
+}
+
+#[test]
+fn crash_after_charge_fully_defended_holds_under_a_crash() {
+    let s = scenario("crash-after-charge");
+    let all = truth::defences(&s);
+    assert!(check(&s, &all, Fault::Crash).is_none());
+}
+
+#[test]
+fn idempotency_key_with_defaults_never_charges_twice() {
+    let s = scenario("idempotency-key");
+    let defaults: Vec<Toggle> = truth::defences(&s)
+        .into_iter()
+        .filter(|t| s.default_toggles().has(*t))
+        .collect();
+    for fault in Fault::ALL {
+        let cell = Cell {
+            toggles: s.default_toggles(),
+            fault,
+        };
+        let (_, _, mut search) = cell.search(&s, SEED);
+        search.run(usize::MAX);
+        let report = search.into_report();
+        assert!(
+            report.violation(Invariant::AtMostOnceCharge).is_none(),
+            "{fault:?}: charged twice"
+        );
+        assert!(report.outcomes.iter().all(|e| e.outcome.charges <= 1));
+    }
+    assert!(check(&s, &defaults, Fault::Parallel).is_none());
+}
+
+#[test]
+fn idempotency_key_without_the_claim_charges_twice_under_parallel_copies() {
+    let s = scenario("idempotency-key");
+    let run = check(&s, &[], Fault::Parallel).expect("breaks");
+    assert!(run.end().processor.charges.len() >= 2, "{}", run.text());
+}
+
+#[test]
+fn every_combination_of_defences_is_a_row() {
+    let s = scenario("crash-after-charge");
+    let rows = truth::configurations(&s);
+    assert_eq!(rows.len(), 4);
+    assert_eq!(truth::cells(&s).len(), 4 * Fault::ALL.len());
+    let none = s.undefended();
+    assert!(rows.contains(&none));
+    assert!(rows.contains(&s.defended()));
+}
+
+#[test]
+fn a_search_in_installments_finds_what_one_exploration_finds() {
+    let s = scenario("idempotency-key");
+    let config = idem_sim::Config::defaults(&s, SEED);
+    let start = idem_sim::World::new(std::sync::Arc::new(s.clone()), config);
+    let bound = idem_sim::Bound::default();
+    let whole = idem_sim::explore(&start, &bound);
+    let mut search = idem_sim::explore::Search::new(&start, bound);
+    let mut chunks = 0;
+    while !search.run(500) {
+        chunks += 1;
+    }
+    assert!(chunks > 3, "{chunks} chunks");
+    assert_eq!(search.into_report(), whole);
+}
