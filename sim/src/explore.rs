@@ -642,6 +642,9 @@ fn bounded_choices(
 struct Link {
     parent: u32,
     choice: Choice,
+    /// Every choice from the start to here fires the earliest pending event
+    /// or is a command: the path is a run the lab can replay.
+    ordered: bool,
 }
 
 /// The choices from the start to `node`.
@@ -672,6 +675,8 @@ struct Found {
     reported: u64,
     /// The nodes that a supervisor brings back (empty: none is assumed to come back).
     supervised: Vec<NodeId>,
+    /// For each outcome, the shortest path to it without a race, if any.
+    ordered: Vec<Option<Vec<Choice>>>,
 }
 
 impl Found {
@@ -690,18 +695,27 @@ impl Found {
         if w.is_quiet() && !down {
             self.report.ends += 1;
             let outcome = Outcome::of(w);
+            let ordered = tree[node as usize].ordered;
             match self
                 .report
                 .outcomes
                 .iter_mut()
-                .find(|e| e.outcome == outcome)
+                .position(|e| e.outcome == outcome)
             {
-                Some(e) => e.count += 1,
-                None => self.report.outcomes.push(Ending {
-                    outcome,
-                    count: 1,
-                    path: path_to(tree, node),
-                }),
+                Some(i) => {
+                    self.report.outcomes[i].count += 1;
+                    if ordered && self.ordered[i].is_none() {
+                        self.ordered[i] = Some(path_to(tree, node));
+                    }
+                }
+                None => {
+                    self.ordered.push(ordered.then(|| path_to(tree, node)));
+                    self.report.outcomes.push(Ending {
+                        outcome,
+                        count: 1,
+                        path: path_to(tree, node),
+                    });
+                }
             }
         }
     }
@@ -780,10 +794,12 @@ impl Search {
             },
             reported: 0,
             supervised: Vec::new(),
+            ordered: Vec::new(),
         };
         let tree = vec![Link {
             parent: 0,
             choice: Choice::AdvanceClock(Millis::ZERO),
+            ordered: true,
         }];
         // The search reads states, not the trace: its worlds skip the trace's texts.
         let mut start = start.clone();
@@ -841,6 +857,7 @@ impl Search {
             (self.losable, self.jump),
             &mut choices,
         );
+        let first = o.world.queue.first_key().copied();
         let mut parent = Some(o.world);
         let n = choices.len();
         for (i, c) in choices.iter().enumerate() {
@@ -865,9 +882,14 @@ impl Search {
             }
             self.found.report.unique += 1;
             let node = self.tree.len() as u32;
+            let in_order = match c {
+                Choice::Fire(k) => first == Some(*k),
+                _ => true,
+            };
             self.tree.push(Link {
                 parent: o.node,
                 choice: *c,
+                ordered: in_order && self.tree[o.node as usize].ordered,
             });
             self.found.report.depth = self.found.report.depth.max(o.depth + 1);
             self.found.look(&w, &self.tree, node);
@@ -890,6 +912,13 @@ impl Search {
     /// the first [`Search::run`]; the start world is judged as it is.
     pub fn supervise(&mut self) {
         self.found.supervised = self.crashable.clone();
+    }
+
+    /// The shortest path to outcome `i` (of the report) whose events all fire
+    /// in time order, so that the lab's commands can replay it
+    /// ([`to_commands`]); the report's own path may win a race instead.
+    pub fn ordered_path(&self, i: usize) -> Option<&[Choice]> {
+        self.found.ordered.get(i)?.as_deref()
     }
 
     /// What the search has found so far (all of it once [`Search::run`] says it is over).

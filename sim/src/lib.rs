@@ -16,6 +16,7 @@
 //! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
 //! - [`invariant`]: named properties checked after every step.
 
+pub mod answer;
 pub mod db;
 pub mod explore;
 pub mod http;
@@ -29,6 +30,7 @@ pub mod time;
 pub mod trace;
 pub mod truth;
 pub mod vecmap;
+pub mod wire;
 pub mod world;
 
 pub use explore::{explore, Bound, Choice, Report};

@@ -1,9 +1,11 @@
 //! The truth table (`idem_sim::truth`): verdicts the lesson states in prose,
 //! computed by the explorer, each counterexample replayable in the lab.
 
+use idem_sim::answer::answer;
 use idem_sim::scenario::{self, Scenario, Toggle};
 use idem_sim::truth::{self, Cell, Fault};
-use idem_sim::{Invariant, Run};
+use idem_sim::wire::{self, Found, Reply, Request};
+use idem_sim::{Command, Invariant, Run};
 
 const SEED: u64 = 1;
 
@@ -115,4 +117,98 @@ fn a_search_in_installments_finds_what_one_exploration_finds() {
     }
     assert!(chunks > 3, "{chunks} chunks");
     assert_eq!(search.into_report(), whole);
+}
+
+/// The worker's answer (`idem_sim::answer`), as the page receives it.
+fn ask(req: &Request) -> (Found, Vec<wire::Cell>, usize) {
+    let mut found = None;
+    let mut table = None;
+    let mut progress = 0;
+    answer(req, 2_000, &mut |r| {
+        let r = Reply::decode(&r.encode()).expect("decodes");
+        match r {
+            Reply::Progress { .. } => progress += 1,
+            Reply::Found(f) => found = Some(f),
+            Reply::Table(t) => table = Some(t),
+        }
+    });
+    (found.expect("found"), table.unwrap_or_default(), progress)
+}
+
+fn request(
+    id: &'static str,
+    on: &[Toggle],
+    off: &[Toggle],
+    commands: Vec<(usize, Command)>,
+    step: usize,
+) -> Request {
+    let s = scenario(id);
+    let toggles = on.iter().fold(s.default_toggles(), |a, t| a.with(*t, true));
+    let toggles = off.iter().fold(toggles, |a, t| a.with(*t, false));
+    Request {
+        scenario: id,
+        seed: SEED,
+        toggles,
+        commands,
+        step,
+        losses: 1,
+        crashes: 1,
+        table: false,
+    }
+}
+
+#[test]
+fn the_panel_on_idempotency_key_with_defaults_finds_no_second_charge() {
+    let (found, _, progress) = ask(&request("idempotency-key", &[], &[], Vec::new(), 0));
+    assert!(progress > 1, "{progress} progress reports");
+    assert!(!found.truncated);
+    assert!(found.outcomes.len() > 1);
+    assert!(found.outcomes.iter().all(|b| b.charges <= 1), "{found:?}");
+}
+
+#[test]
+fn the_panel_without_the_claim_after_two_parallel_retries_finds_two_charges_and_shows_them() {
+    let s = scenario("idempotency-key");
+    let cmds = vec![(2, Command::ParallelRetries(2))];
+    let req = request(
+        "idempotency-key",
+        &[],
+        &[Toggle::AtomicClaim, Toggle::KeyToProcessor],
+        cmds,
+        3,
+    );
+    let (found, _, _) = ask(&req);
+    let two = found
+        .outcomes
+        .iter()
+        .find(|b| b.charges == 2)
+        .expect("a two-charge outcome");
+    let show = two.show.as_ref().expect("replayable");
+    let config = idem_sim::Config::defaults(&s, SEED).with_toggles(show.toggles);
+    let (run, dropped) = Run::replay(s, config, &show.commands);
+    assert!(dropped.is_empty());
+    assert_eq!(
+        run.state_at(show.step).processor.charges.len(),
+        2,
+        "{}",
+        run.text()
+    );
+}
+
+#[test]
+fn the_worker_fills_the_table_of_crash_after_charge() {
+    let s = scenario("crash-after-charge");
+    let mut req = request("crash-after-charge", &[], &[], Vec::new(), 0);
+    req.table = true;
+    let (_, table, _) = ask(&req);
+    assert_eq!(table.len(), truth::cells(&s).len());
+    let cell = |t: idem_sim::Toggles| {
+        table
+            .iter()
+            .find(|c| c.toggles == t && c.fault == Fault::Crash)
+            .expect("cell")
+    };
+    let redis_after_commit = cell(s.undefended());
+    assert!(redis_after_commit.breaks && redis_after_commit.show.is_some());
+    assert!(!cell(s.defended()).breaks);
 }

@@ -1,0 +1,88 @@
+//! What the explorer's worker does with a [`Request`]: the reader's search
+//! in installments, then the truth table, each answer a [`Reply`]. Plain
+//! Rust, tested on the host; the worker crate only moves the words.
+
+use crate::explore::{Bound, Search};
+use crate::run::Run;
+use crate::scenario;
+use crate::truth::{self, Replay};
+use crate::wire::{sat, Cell, Found, Reply, Request, MAX_STATES};
+use crate::world::Config;
+
+/// Transitions between two progress reports (a few tens of milliseconds).
+pub const CHUNK: usize = 20_000;
+
+/// Answers `req`, handing each reply to `post` as it is ready: progress
+/// after every `chunk` transitions, the reader's outcomes, then (if asked)
+/// the truth table.
+pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
+    let Some(s) = scenario::by_id(req.scenario) else {
+        return;
+    };
+    let config = Config::defaults(&s, req.seed).with_toggles(req.toggles);
+    let (run, _) = Run::replay(s.clone(), config, &req.commands);
+    let step = req.step.min(run.len());
+    let start = run.state_at(step);
+    let before: Vec<_> = run
+        .commands()
+        .into_iter()
+        .filter(|(k, _)| *k < step)
+        .collect();
+    let bound = Bound {
+        max_losses: req.losses,
+        max_crashes: req.crashes,
+        max_clock_jumps: 0,
+        max_states: MAX_STATES,
+        ..Bound::default()
+    };
+    let cells = if req.table {
+        truth::cells(&s)
+    } else {
+        Vec::new()
+    };
+    let of = sat(cells.len());
+    let mut search = Search::new(&start, bound);
+    search.supervise();
+    let progress = |r: &crate::explore::Report, cells: usize| Reply::Progress {
+        transitions: sat(r.states),
+        unique: sat(r.unique),
+        cells: sat(cells),
+        of,
+    };
+    while !search.run(chunk) {
+        post(&progress(search.report(), 0));
+    }
+    let report = search.report();
+    post(&progress(report, 0));
+    // An outcome's run for the lab: its shortest path, or else its shortest without a race.
+    let mut found = Found::of(report, |path| truth::replay(&start, step, &before, path));
+    for (i, bar) in found.outcomes.iter_mut().enumerate() {
+        if bar.show.is_none() {
+            bar.show = search
+                .ordered_path(i)
+                .and_then(|p| truth::replay(&start, step, &before, p));
+        }
+    }
+    post(&Reply::Found(found));
+    let report = search.into_report();
+    if !req.table {
+        return;
+    }
+    let mut table = Vec::with_capacity(cells.len());
+    for (i, cell) in cells.iter().enumerate() {
+        let (start, prefix, mut search) = cell.search(&s, req.seed);
+        while !search.run(chunk) {}
+        let r = search.into_report();
+        let path = truth::verdict(&r);
+        let show: Option<Replay> =
+            path.and_then(|p| truth::replay(&start, prefix.len(), &prefix, p));
+        table.push(Cell {
+            toggles: cell.toggles,
+            fault: cell.fault,
+            breaks: path.is_some(),
+            show,
+        });
+        post(&progress(&report, i + 1));
+    }
+    post(&Reply::Table(table));
+}
