@@ -21,6 +21,20 @@ export const LANGS = ['ru', 'en'];
  */
 export const PAGES = { en: 'index.html', ru: 'ru.html' };
 
+/** The explorer's Web Worker (worker/): fetched only when the Explore panel first opens. */
+export const WORKER_DIR = 'worker/';
+
+/** Gzip bytes the worker's files may weigh (100 KB): its own budget, outside a page load's. */
+export const WORKER_GZIP_BUDGET_BYTES = 100 * 1024;
+
+/** Sizes of the worker's files (worker/), and their total. */
+export function workerSizes() {
+  const files = distSizes().files.filter((f) => f.file.startsWith(WORKER_DIR));
+  const total = { raw: 0, gzip: 0, brotli: 0 };
+  for (const f of files) for (const k of Object.keys(total)) total[k] += f[k];
+  return { files, total };
+}
+
 export function assertDistBuilt() {
   if (!existsSync(path.join(DIST, 'index.html'))) {
     throw new Error('dist/index.html not found: build first (make build, or make test)');
@@ -61,12 +75,15 @@ export function distSizes(dir = DIST) {
 /**
  * Files a page load in `lang` transfers, less the open scenario's text: the page of
  * `lang` (its text prerendered in it) and everything else outside public/lesson/ but
- * the other language's page (the module, glue, style, scripts and icon). The sections
+ * the other language's page and worker/ (the module, glue, style, scripts and icon;
+ * the explorer's worker is fetched only when the Explore panel opens). The sections
  * fragments are not fetched at load: only when the reader switches language.
  */
 export function pageLoadFiles(lang) {
   const otherPages = new Set(Object.entries(PAGES).filter(([l]) => l !== lang).map(([, p]) => p));
-  return new Set(distFiles().filter((f) => !f.startsWith(LESSON_DIR) && !otherPages.has(f)));
+  return new Set(
+    distFiles().filter((f) => !f.startsWith(LESSON_DIR) && !f.startsWith(WORKER_DIR) && !otherPages.has(f)),
+  );
 }
 
 /**

@@ -5,7 +5,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { assertDistBuilt, DIST, GZIP_BUDGET_BYTES, LANGS, LESSON_DIR, PAGES, distFiles, pageLoadSizes } from './dist.mjs';
+import {
+  assertDistBuilt,
+  DIST,
+  GZIP_BUDGET_BYTES,
+  LANGS,
+  LESSON_DIR,
+  PAGES,
+  WORKER_DIR,
+  WORKER_GZIP_BUDGET_BYTES,
+  distFiles,
+  pageLoadSizes,
+  workerSizes,
+} from './dist.mjs';
 
 describe('dist/ (release build)', () => {
   const pages = {};
@@ -29,6 +41,22 @@ describe('dist/ (release build)', () => {
       );
     });
   }
+
+  test(`the explorer's worker weighs at most ${WORKER_GZIP_BUDGET_BYTES} bytes gzip and no page load counts it`, (t) => {
+    const { files, total } = workerSizes();
+    for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
+    assert.deepEqual(
+      files.map((f) => f.file).sort(),
+      [`${WORKER_DIR}explore-worker.js`, `${WORKER_DIR}explore-worker_bg.wasm`, `${WORKER_DIR}loader.js`],
+    );
+    assert.ok(total.gzip <= WORKER_GZIP_BUDGET_BYTES, `the worker weighs ${total.gzip} bytes gzip`);
+    for (const lang of LANGS) {
+      assert.ok(pageLoadSizes(lang).files.every((f) => !f.file.startsWith(WORKER_DIR)), lang);
+    }
+    for (const lang of LANGS) {
+      assert.ok(!pages[lang].includes(WORKER_DIR), `${PAGES[lang]} names no worker file (nothing of it is fetched at load)`);
+    }
+  });
 
   test('the lesson text is there for both languages and every scenario, and nothing else is', () => {
     const lesson = distFiles().filter((f) => f.startsWith(LESSON_DIR));

@@ -16,6 +16,11 @@
 //    navigation start.
 // 4. Animation: frame intervals while the lab plays with 50 messages in flight (five
 //    bursts of ten parallel requests), measured with requestAnimationFrame in the page.
+// 5. The explorer's worker (worker/): its size against its own budget; the same requests
+//    answered natively (`cargo run --release -p idem-sim --example explore_worker_bench`)
+//    and by the worker in Chromium (started from the lesson's page, as the panel would),
+//    transitions per second and the ratio; the time to fill the truth table of the two
+//    largest scenarios; and the page's frame intervals while the worker searches.
 // Prints figures only; it asserts nothing about time.
 
 import { execFileSync } from 'node:child_process';
@@ -23,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium } from '../e2e/browser.mjs';
-import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, PAGES, REPO, compressedSizes, pageLoadSizes } from '../e2e/dist.mjs';
+import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, PAGES, REPO, WORKER_GZIP_BUDGET_BYTES, compressedSizes, pageLoadSizes, workerSizes } from '../e2e/dist.mjs';
 import { startServer } from '../e2e/server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -188,6 +193,72 @@ async function animation(browser, url) {
     `max ${sorted[sorted.length - 1].toFixed(1)} ms (${(1000 / median(frames)).toFixed(0)} fps)`);
 }
 
+/**
+ * The explorer's worker against native code: each request of the example
+ * explore_worker_bench answered by the worker in the page (the last reply is the
+ * outcomes, or the truth table when asked for), with the page's frame intervals meanwhile.
+ */
+async function explorer(browser, url) {
+  const worker = workerSizes();
+  console.log('');
+  console.log(`the explorer's worker: ${worker.total.raw} bytes raw, ${worker.total.gzip} gzip ` +
+    `(budget ${WORKER_GZIP_BUDGET_BYTES}), never part of a page load`);
+  const out = execFileSync('cargo', ['run', '-q', '--release', '-p', 'idem-sim', '--example', 'explore_worker_bench'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
+  const cases = out.trim().split('\n').map((l) => JSON.parse(l));
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${url}?scenario=idempotency-key&lang=en`);
+  await page.waitForSelector('[data-testid="app-ready"]');
+  console.log('  request                                        native ms  worker ms  transitions  native/s   worker/s  ratio  frames median/p95/max ms');
+  for (const c of cases) {
+    const table = c.words.length > 0 && c.words[c.words.length - 1] === 1;
+    const r = await page.evaluate(
+      ({ words, table }) =>
+        new Promise((resolve, reject) => {
+          // The module is fetched and compiled before the clock starts: one warm-up request.
+          const w = new Worker('worker/loader.js');
+          const frames = [];
+          let t0 = 0;
+          let run = 0;
+          const tick = (now) => {
+            frames.push(now);
+            if (run < 2) requestAnimationFrame(tick);
+          };
+          w.onerror = (e) => reject(new Error(e.message));
+          w.onmessage = (e) => {
+            const tag = e.data[0];
+            const last = table ? tag === 2 : tag === 1;
+            if (!last) return;
+            if (run === 0) {
+              run = 1;
+              t0 = performance.now();
+              requestAnimationFrame(tick);
+              w.postMessage(new Uint32Array(words));
+              return;
+            }
+            const ms = performance.now() - t0;
+            run = 2;
+            w.terminate();
+            resolve({ ms, frames: frames.slice(1).map((x, i) => x - frames[i]) });
+          };
+          w.postMessage(new Uint32Array(words));
+        }),
+      { words: c.words, table },
+    );
+    const sorted = [...r.frames].sort((a, b) => a - b);
+    const f = sorted.length
+      ? `${median(sorted).toFixed(1)}/${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)}/${sorted[sorted.length - 1].toFixed(1)}`
+      : '-';
+    const rate = (ms) => Math.round((c.transitions * 1000) / ms);
+    console.log(`  ${c.name.padEnd(45)} ${c.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(10)} ${String(c.transitions).padStart(12)} ` +
+      `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${f}`);
+  }
+  await context.close();
+}
+
 async function main() {
   assertDistBuilt();
   const sizes = distSizes();
@@ -249,6 +320,7 @@ async function main() {
     console.log(`  ratio lesson / bare Leptos counter: ${(median(lesson) / median(bare)).toFixed(2)}x`);
     console.log(`  ratio lesson / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x`);
     await animation(browser, lessonUrl);
+    await explorer(browser, lessonUrl);
   } finally {
     await browser.close();
     await server.close();
