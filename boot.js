@@ -30,7 +30,7 @@
 //    text is in the page already; the module adds the lab. A browser without
 //    WebAssembly, or a module that fails to start, leaves the text as it is and shows,
 //    where the lab would be, the line that it needs WebAssembly (<html class="no-lab">,
-//    style/main.css). A panic while starting is not that: the panic hook has drawn its
+//    style/main.css); its language switch then opens the other language's page. A panic while starting is not that: the panic hook has drawn its
 //    own box (src/crash.rs), and the error goes on.
 (() => {
   const html = document.documentElement;
@@ -63,6 +63,11 @@
 
   const noLab = (why) => {
     html.classList.add('no-lab');
+    // The language switch is the module's; without it, a switch opens the other page.
+    addEventListener('click', (e) => {
+      const lang = e.target.closest?.('[data-act=lang]')?.dataset.lang;
+      if (pages[lang]) location.assign(`${pages[lang]}?lang=${lang}`);
+    });
     console.warn(`Idempotency Lab: the lab did not start: ${why}`);
   };
   // The glue and the module start loading and compiling now, while the page is parsed

@@ -75,6 +75,7 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
         assert.ok(await lesson.page.getByTestId('lab-noscript').isVisible(), 'the noscript line');
         assert.equal(await lesson.page.getByTestId('lab-off').isVisible(), false, 'not the WebAssembly line');
         assert.equal(await lesson.page.getByTestId('try-lab').isVisible(), false, 'no Try button that cannot work');
+        assert.equal(await lesson.page.getByTestId('lang-ru').isVisible(), false, 'no language switch that cannot work');
         assert.equal(await lesson.page.locator('[data-testid="app-ready"]').count(), 0);
         await lesson.screenshot(`paint-nojs-${lang}.png`);
         // With scripting off, Chromium refuses the glue's modulepreload and says "csp".
@@ -111,6 +112,14 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
           assert.deepEqual(errors, [], 'no page error, no console error');
           assert.ok(!lesson.problems.some((p) => p.startsWith('page error')), lesson.problems.join('\n'));
           if (options.init) {
+            // The language switch opens the other language's page, lab or no lab.
+            const other = lang === 'ru' ? 'en' : 'ru';
+            await lesson.page.getByTestId(`lang-${other}`).click();
+            await lesson.page.waitForURL((u) => fileOf(u.href) === PAGES[other] && u.searchParams.get('lang') === other);
+            await lesson.page.waitForSelector('html.no-lab');
+            assert.equal(await lesson.page.getAttribute('html', 'lang'), other);
+            await lesson.page.goBack();
+            await lesson.page.waitForSelector('html.no-lab');
             await lesson.page.locator('#lab').scrollIntoViewIfNeeded();
             mkdirSync(ARTIFACTS, { recursive: true });
             await lesson.page.screenshot({ path: path.join(ARTIFACTS, `paint-nowasm-${lang}.png`) });
