@@ -768,8 +768,6 @@ pub static UI: Ui = Ui {
     title: "Idempotency Lab",
 
     contents: "Contents",
-    open_in_lab: "Open in the lab",
-    back_to_lesson: "Back to the lesson",
     lab_title: "The lab",
 
     play: "Play",
@@ -783,7 +781,6 @@ pub static UI: Ui = Ui {
 
     faults: "Faults",
     lose_next_ack: "Lose the next ack",
-    parallel_retries: "Two retries at once",
     crash: "Crash",
     restart_node: "Restart",
     advance_1h: "+1 hour",
@@ -795,8 +792,6 @@ pub static UI: Ui = Ui {
     copy_failed: "The browser did not let the page copy. Copy the link from here:",
 
     defences: "Defences",
-    defence_on: "on",
-    defence_off: "off",
     def_unique_constraint: "Unique constraint",
     def_fingerprint: "Request fingerprint",
     def_key_in_tx: "Key and effect in one transaction",
@@ -814,7 +809,6 @@ pub static UI: Ui = Ui {
     scenario_picker_pitfalls_group: "Pitfalls",
 
     pane_client: "Client",
-    pane_api: "API",
     pane_redis: "Redis",
     pane_postgres: "Postgres",
     pane_processor: "Card processor",
@@ -827,18 +821,14 @@ pub static UI: Ui = Ui {
     dismiss: "Dismiss",
     about_scenario: "About this scenario",
     lesson_unavailable: "The lesson text could not be loaded ({}); the lab works without it. Reload the page to try again.",
-    pane_screen: "On the phone",
-    code_current_line: "Current line",
 
     node_mobile_app: "Mobile App",
-    node_api: "Payment API",
     node_api_instance: "Payment API {}",
     node_redis: "Idempotency Store (Redis)",
     node_postgres: "Payments Ledger (Postgres)",
     node_processor: "Card Processor",
     node_kafka: "Message broker (Kafka)",
     node_consumer: "Consumer",
-    node_load_balancer: "Load balancer",
 
     inv_at_most_once_charge: "At-most-once charge",
     inv_ledger_matches_charges: "Ledger matches charges",
@@ -867,16 +857,8 @@ pub static UI: Ui = Ui {
 
     screen_spinner: "Processing payment…",
     screen_failed: "Payment failed — try again?",
-    screen_try_again: "Try again",
     screen_receipt: "Paid ${}",
 
-    msg_ack_lost: "response lost",
-    msg_timeout: "timeout",
-    msg_retry: "retry #{}",
-    msg_crashed: "crashed",
-    msg_restarted: "restarted",
-    msg_replayed: "replayed from the store",
-    msg_key_expired: "key expired",
 
     unknown_scenario: "Unknown scenario “{}”; showing the first one.",
     unknown_lang: "Unknown language “{}”; showing English.",
@@ -892,11 +874,9 @@ pub static UI: Ui = Ui {
 
     predict_toggle: "Pause to predict",
     predict_title: "What happens now?",
-    your_answer: "Your answer",
     check_answer: "Check",
     correct: "Correct",
     not_quite: "Not quite",
-    right_answer: "Right answer",
     continue_run: "Continue",
 
     calc_rps: "Mutating requests per second",

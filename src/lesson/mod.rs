@@ -277,10 +277,6 @@ ui_struct! {
     // Page navigation.
     /// Heading of the table of contents.
     contents,
-    /// Generic button that opens a scenario in the lab.
-    open_in_lab,
-    /// Link from the lab back to the prose.
-    back_to_lesson,
     /// Heading of the lab area.
     lab_title,
 
@@ -302,7 +298,6 @@ ui_struct! {
     /// Heading of the fault-injection controls.
     faults,
     lose_next_ack,
-    parallel_retries,
     crash,
     restart_node,
     advance_1h,
@@ -318,8 +313,6 @@ ui_struct! {
     // Defences.
     /// Heading of the defence toggles.
     defences,
-    defence_on,
-    defence_off,
     def_unique_constraint,
     def_fingerprint,
     def_key_in_tx,
@@ -339,7 +332,6 @@ ui_struct! {
 
     // Panes.
     pane_client,
-    pane_api,
     pane_redis,
     pane_postgres,
     pane_processor,
@@ -353,14 +345,9 @@ ui_struct! {
     about_scenario,
     /// `{}` is the address that failed.
     lesson_unavailable,
-    /// The phone screen mock-up.
-    pane_screen,
-    /// Accessible name of the highlighted line in the code pane.
-    code_current_line,
 
     // Node names.
     node_mobile_app,
-    node_api,
     /// A named API instance; `{}` is the instance letter (A, B).
     node_api_instance,
     node_redis,
@@ -368,7 +355,6 @@ ui_struct! {
     node_processor,
     node_kafka,
     node_consumer,
-    node_load_balancer,
 
     // Invariants.
     inv_at_most_once_charge,
@@ -402,19 +388,8 @@ ui_struct! {
     // The user's screen.
     screen_spinner,
     screen_failed,
-    screen_try_again,
     /// `{}` is the amount, e.g. `100.00`.
     screen_receipt,
-
-    // Sequence diagram annotations.
-    msg_ack_lost,
-    msg_timeout,
-    /// `{}` is the attempt number (2, 3, …).
-    msg_retry,
-    msg_crashed,
-    msg_restarted,
-    msg_replayed,
-    msg_key_expired,
 
     // Fallback notices.
     /// `{}` is the unknown id from the URL.
@@ -437,11 +412,9 @@ ui_struct! {
     // Predict, then reveal.
     predict_toggle,
     predict_title,
-    your_answer,
     check_answer,
     correct,
     not_quite,
-    right_answer,
     continue_run,
 
     // ADR calculator.

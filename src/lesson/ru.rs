@@ -768,8 +768,6 @@ pub static UI: Ui = Ui {
     title: "Лаборатория идемпотентности",
 
     contents: "Содержание",
-    open_in_lab: "Открыть в лаборатории",
-    back_to_lesson: "Назад к уроку",
     lab_title: "Лаборатория",
 
     play: "Пуск",
@@ -783,7 +781,6 @@ pub static UI: Ui = Ui {
 
     faults: "Сбои",
     lose_next_ack: "Потерять следующий ack",
-    parallel_retries: "Два повтора сразу",
     crash: "Уронить",
     restart_node: "Перезапустить",
     advance_1h: "+1 час",
@@ -795,8 +792,6 @@ pub static UI: Ui = Ui {
     copy_failed: "Браузер не дал странице скопировать. Скопируйте ссылку отсюда:",
 
     defences: "Защита",
-    defence_on: "вкл.",
-    defence_off: "выкл.",
     def_unique_constraint: "Уникальное ограничение",
     def_fingerprint: "Отпечаток запроса",
     def_key_in_tx: "Ключ и эффект в одной транзакции",
@@ -814,7 +809,6 @@ pub static UI: Ui = Ui {
     scenario_picker_pitfalls_group: "Ловушки",
 
     pane_client: "Клиент",
-    pane_api: "API",
     pane_redis: "Redis",
     pane_postgres: "Postgres",
     pane_processor: "Процессинг",
@@ -827,18 +821,14 @@ pub static UI: Ui = Ui {
     dismiss: "Закрыть",
     about_scenario: "Об этом сценарии",
     lesson_unavailable: "Не удалось загрузить текст урока ({}); лаборатория работает и без него. Перезагрузите страницу, чтобы попробовать снова.",
-    pane_screen: "На экране телефона",
-    code_current_line: "Текущая строка",
 
     node_mobile_app: "Мобильное приложение",
-    node_api: "Платёжный API",
     node_api_instance: "Платёжный API {}",
     node_redis: "Хранилище идемпотентности (Redis)",
     node_postgres: "Журнал платежей (Postgres)",
     node_processor: "Карточный процессинг",
     node_kafka: "Брокер сообщений (Kafka)",
     node_consumer: "Консьюмер",
-    node_load_balancer: "Балансировщик нагрузки",
 
     inv_at_most_once_charge: "Не больше одного списания",
     inv_ledger_matches_charges: "Журнал совпадает со списаниями",
@@ -867,16 +857,8 @@ pub static UI: Ui = Ui {
 
     screen_spinner: "Проводим платёж…",
     screen_failed: "Платёж не прошёл. Попробовать ещё раз?",
-    screen_try_again: "Повторить",
     screen_receipt: "Оплачено: ${}",
 
-    msg_ack_lost: "ответ потерян",
-    msg_timeout: "таймаут",
-    msg_retry: "повтор № {}",
-    msg_crashed: "упал",
-    msg_restarted: "перезапущен",
-    msg_replayed: "ответ из хранилища",
-    msg_key_expired: "ключ истёк",
 
     unknown_scenario: "Сценарий «{}» не найден; показываем первый.",
     unknown_lang: "Язык «{}» не поддерживается; показываем русский.",
@@ -892,11 +874,9 @@ pub static UI: Ui = Ui {
 
     predict_toggle: "Останавливаться для прогноза",
     predict_title: "Что будет дальше?",
-    your_answer: "Ваш ответ",
     check_answer: "Проверить",
     correct: "Верно",
     not_quite: "Не совсем",
-    right_answer: "Правильный ответ",
     continue_run: "Продолжить",
 
     calc_rps: "Изменяющих запросов в секунду",
