@@ -33,9 +33,11 @@ export function leftBehind(page) {
     } catch {
       return; // a service worker's request: no frame
     }
-    const now = generation.get(frame) ?? 0;
-    if (req.isNavigationRequest()) generation.set(frame, now + 1);
-    else born.set(req, [frame, now]);
+    // A navigation request opens the next generation (and is its document: a page left
+    // while its own HTML is still arriving is aborted too).
+    const now = (generation.get(frame) ?? 0) + (req.isNavigationRequest() ? 1 : 0);
+    generation.set(frame, now);
+    born.set(req, [frame, now]);
   });
   return (req) => {
     const [frame, then] = born.get(req) ?? [];
