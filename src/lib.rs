@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod crash;
+pub mod fixit;
 pub mod html;
 pub mod layout;
 pub mod lesson;

@@ -184,6 +184,9 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 phase_text(ui, *phase)
             )),
             Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
+            // The statement itself is shown under the narration; say that it ran.
+            Happening::Sql { outcome, .. } => Some(fill(ui.n_executed, &["Postgres", outcome])),
+            Happening::Redis { reply, .. } => Some(fill(ui.n_executed, &["Redis", reply])),
             Happening::TxRollback { tx, crash: true } => {
                 Some(fill(ui.n_rollback_crash, &[&tx.to_string()]))
             }
@@ -318,6 +321,52 @@ mod tests {
             2
         );
         assert!(all.contains(&fill(ui.n_invariant_broken, &[ui.inv_at_most_once_charge])));
+    }
+
+    /// Regression: the step where Postgres ran `INSERT … → INSERT 0 1` said "A message
+    /// arrives; nothing else changes".
+    #[test]
+    fn a_step_that_runs_a_statement_says_so() {
+        let s = scenario::by_id("naive-post").unwrap();
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
+        let rec = run
+            .trace
+            .iter()
+            .find(|r| {
+                r.happenings
+                    .iter()
+                    .any(|h| matches!(h, Happening::Sql { outcome, .. } if outcome == "INSERT 0 1"))
+            })
+            .expect("the ledger insert");
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let lines = narrate(ui, rec);
+            assert!(!lines.contains(&ui.n_nothing.to_string()), "{lines:?}");
+            assert!(
+                lines.contains(&fill(ui.n_executed, &["Postgres", "INSERT 0 1"])),
+                "{lines:?}"
+            );
+        }
+    }
+
+    /// A count in Russian text never stands before a noun it would have to agree
+    /// with («5 повтора»): the sentence puts it after a colon instead.
+    #[test]
+    fn russian_counts_need_no_agreement() {
+        let ui = ui(Lang::Ru);
+        for text in [ui.n_cmd_parallel, ui.parallel_n_retries, ui.truth_charges] {
+            let after = text.split_once("{}").map_or("", |(_, a)| a);
+            assert!(
+                !after
+                    .chars()
+                    .take_while(|c| !",.:;)".contains(*c))
+                    .any(char::is_alphabetic),
+                "{text}"
+            );
+            for n in 1..=10 {
+                assert!(!fill(text, &[&n.to_string(), "1"]).contains("{}"));
+            }
+        }
     }
 
     #[test]

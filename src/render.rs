@@ -851,15 +851,29 @@ pub fn sequence_y(k: usize) -> f64 {
 
 /// The sequence diagram as SVG: a lane per node, an arrow per message, the
 /// current step highlighted. Arrows carry `data-step` for click-to-jump.
-/// `lane_w` is the width of a lane (narrower on phones).
+/// `lane_w` is the width of a lane (narrower on phones). Unless `future`, only
+/// what has happened up to `cursor` is drawn: a message still in flight is a
+/// short stub whose fate (delivered or lost) is not shown, and nothing later.
 pub fn sequence(
     ui: &Ui,
     trace: &[StepRecord],
     nodes: &[NodeId],
     cursor: usize,
     lane_w: f64,
+    future: bool,
 ) -> String {
-    let (arrows, marks) = seqdiag::build(trace);
+    let (mut arrows, mut marks) = seqdiag::build(trace);
+    if !future {
+        arrows.retain(|a| a.sent <= cursor);
+        marks.retain(|m| m.step <= cursor);
+        for a in &mut arrows {
+            if a.end.is_some_and(|e| e > cursor) {
+                a.end = None;
+                a.lost = false;
+            }
+        }
+    }
+    let rows = if future { trace.len() } else { cursor };
     let lane = |n: NodeId| {
         nodes
             .iter()
@@ -868,7 +882,7 @@ pub fn sequence(
     };
     let y = sequence_y;
     let width = lane_w * nodes.len() as f64;
-    let height = TOP + ROW_H * (trace.len() as f64 + 1.5);
+    let height = TOP + ROW_H * (rows as f64 + 1.5);
     let n = num;
     let mut h = Html::new();
     h.open(
@@ -911,14 +925,25 @@ pub fn sequence(
         let (x1, y1) = (lane(a.from), y(a.sent));
         let end = a.end.unwrap_or(a.sent + 1);
         let (mut x2, mut y2) = (lane(a.to), y(end));
-        if a.lost {
-            x2 = x1 + (x2 - x1) * 0.75;
-            y2 = y1 + (y2 - y1) * 0.75;
-        }
+        // Lost: it breaks off. In flight at the cursor: a stub, its fate untold.
+        let stub = a.end.is_none();
+        let part = if a.lost {
+            0.75
+        } else if stub {
+            0.4
+        } else {
+            1.0
+        };
+        x2 = x1 + (x2 - x1) * part;
+        y2 = y1 + (y2 - y1) * part;
         let class = format!(
             "seq__arrow seq__arrow--{} {}",
             a.kind,
-            classes(&[("lost", a.lost), ("future", a.sent > cursor)])
+            classes(&[
+                ("lost", a.lost),
+                ("future", a.sent > cursor),
+                ("inflight", stub)
+            ])
         );
         let step = a.sent.to_string();
         // The name starts with the text drawn (shortened label, ✕ when lost), so a
@@ -950,7 +975,7 @@ pub fn sequence(
             ("y2", sy2.as_str()),
         ];
         let mut attrs = line.to_vec();
-        if !a.lost {
+        if !a.lost && !stub {
             attrs.push(("marker-end", "url(#seq-arrow)"));
         }
         h.void("line", &attrs);
@@ -1121,10 +1146,22 @@ mod tests {
                         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
                     }
                 }
-                let svg = sequence(ui, &r.trace, &s.nodes(), r.len(), 70.0);
+                let svg = sequence(ui, &r.trace, &s.nodes(), r.len(), 70.0, false);
                 assert_eq!(
                     svg.matches("data-testid=\"seq-arrow\"").count(),
                     seqdiag::build(&r.trace).0.len()
+                );
+                // At the start nothing has happened; the future is drawn only on request.
+                let start = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, false);
+                assert!(
+                    !start.contains("data-testid=\"seq-arrow\"") && !start.contains("seq__mark"),
+                    "{}",
+                    s.id
+                );
+                let all = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, true);
+                assert_eq!(
+                    all.matches("data-testid=\"seq-arrow\"").count(),
+                    svg.matches("data-testid=\"seq-arrow\"").count()
                 );
             }
         }

@@ -1,6 +1,7 @@
 //! The lesson in English. Mirrors `ru.rs` block for block (checked by tests).
 
-use super::Block::{Calculator, Code, List, Note, ScenarioLink, Table, P};
+use super::Block::{Calculator, Code, List, Note, Quiz, ScenarioLink, Table, P};
+use super::Kind::{FixIt, Numbers, Predict, Transfer};
 use super::{Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
@@ -36,7 +37,7 @@ pub static LESSON: Lesson = Lesson {
                         &["Analytics", "A double event: skewed metrics, and decisions made on them."],
                     ],
                 },
-                P("Idempotency protects against double processing without blocking coordination: no distributed locks, no two-phase commit. Each service deduplicates locally, by a key or by a version."),
+                P("Protection against double processing needs no coordination: no distributed locks, no two-phase commit. Each service filters out repeats on its own, by a key or by a version."),
                 Note("Treat idempotency as basic hygiene, like input validation. Every endpoint that changes state should have an answer to the question “what if this arrives twice?”"),
                 ScenarioLink {
                     scenario: "naive-post",
@@ -58,12 +59,12 @@ pub static LESSON: Lesson = Lesson {
                         &["`PUT`", "yes", "Replaces the whole resource with what was sent; a second PUT writes the same thing again."],
                         &["`DELETE`", "yes", "After the first call the resource is gone; later calls change nothing."],
                         &["`POST`", "no", "Each call may create something new: a new charge, a new order."],
-                        &["`PATCH`", "no", "Applies a change to the current state; “add 1” applied twice adds 2."],
+                        &["`PATCH`", "no", "RFC 5789. Applies a change to the current state; “add 1” applied twice adds 2."],
                     ],
                 },
-                P("This is RFC 9110 (section 9.2.2): PUT, DELETE and the safe methods are idempotent, so clients and proxies may repeat them automatically after a connection failure. POST and PATCH are not."),
+                P("This is RFC 9110 (section 9.2.2): PUT, DELETE and the safe methods are idempotent, so clients and proxies may repeat them automatically after a connection failure. POST is not, and neither is PATCH (RFC 5789)."),
                 P("To make a POST safe to repeat, the server must recognise the second POST as the same conceptual request. That takes an identifier chosen by the client, the `Idempotency-Key` header, and deduplication by that identifier on the server."),
-                Note("The method is a promise, not a guarantee. A PUT handler that also appends to an audit log or bumps a counter is not idempotent in fact. What counts is what the handler does."),
+                Note("The method is a promise, and the handler has to keep it. RFC 9110 (§9.2.2) lets a server log every request separately, so an audit log does not make a PUT non-idempotent. A counter the user sees, a charge or an email does."),
             ],
         },
         Section {
@@ -79,7 +80,6 @@ pub static LESSON: Lesson = Lesson {
                     "**An expected version or state**: compare-and-set, `WHERE version = 5` or `WHERE status = 'NEW'`. The condition itself says which operation this is.",
                     "**An absolute write instead of a delta**: a `PUT` of the whole resource or `SET status = 'PAID'` repeats safely; `SET likes = likes + 1` does not.",
                 ]),
-                Note("`ON CONFLICT` needs something to conflict with. Without a unique index on `op_id`, nothing ever conflicts and every duplicate goes in."),
                 ScenarioLink {
                     scenario: "counter-increment",
                     label: "See both versions of the like counter",
@@ -102,43 +102,42 @@ pub static LESSON: Lesson = Lesson {
                     ],
                 },
                 P("The links follow the physical topology. The client sends POST to the API. The API asks Redis about the key, writes the ledger in Postgres and calls the processor for the real charge. There is no path from the client to the ledger or to the processor: everything goes through the API, because the API owns idempotency."),
-                P("Every scenario injects the same fault — the ack from the API to the client is lost — and changes only the defence. Some pitfalls add nodes: a second API instance behind a round-robin load balancer, a message broker (Kafka) and its consumer."),
-                Note("Keys are scoped to the user: the Redis key is `idem:u42:K1`. Two users who happen to send the same key never see each other's responses."),
+                P("The four scenarios of the concept lesson inject the same fault — the ack from the API to the client is lost — and change only the defence. The pitfalls vary the fault as well: two copies of a request race with nothing lost, the API or a consumer crashes, a client reuses a key. Some add nodes: a second API instance behind a round-robin load balancer, a message broker (Kafka) and its consumer."),
             ],
         },
         Section {
             id: "scenarios",
             title: "The four scenarios",
             blocks: &[
-                P("One failure, four defences. In each scenario the API does its work, the response to the client is lost, and the client retries. What happens next depends on the defence."),
-                P("**1. Naive POST.** No key. The retry looks like a new payment: the card is charged twice, the customer sees $200 and opens a chargeback. This is the baseline failure."),
+                P("One failure, four defences. Before you run each one, decide what the retry will do."),
+                P("**1. Naive POST.** No key and no version: the client sends `POST /charges` for $100, and the API charges the card through the processor and writes a ledger row. The baseline, with no protection at all."),
                 ScenarioLink {
                     scenario: "naive-post",
                     label: "Run the naive POST",
                 },
-                P("**2. Idempotency-Key.** The client sends key K1 with the first attempt and with every retry. The retry finds K1 in the store and gets the saved response. The card is charged once."),
+                P("**2. Idempotency-Key.** The client makes a UUID, K1, before the first attempt and sends it with every attempt. The API keeps K1 → response in Redis."),
                 ScenarioLink {
                     scenario: "idempotency-key",
                     label: "Run the key-protected POST",
                 },
-                P("**3. Conditional update.** The debit carries the version it expects. The retry finds a newer version and updates nothing. No key needed: the version is the identity."),
+                P("**3. Conditional update.** The client has read the account at version 5 and sends a $20 debit with `expected_version: 5`; the API's `UPDATE` applies only `WHERE version = 5`. There is no key."),
                 ScenarioLink {
                     scenario: "conditional-update",
                     label: "Run the compare-and-set debit",
                 },
-                P("**4. Counter increment.** `likes = likes + 1` doubles on a retry. Recording the `op_id` first, under a unique index, makes the increment happen once."),
+                P("**4. Counter increment.** A like is `UPDATE posts SET likes = likes + 1`; a switch records the request's `op_id` first, under a unique index."),
                 ScenarioLink {
                     scenario: "counter-increment",
                     label: "Run the like counter",
                 },
-                Note("Every scenario pauses at its decisive moment and asks what happens next. Then toggle the defences, lose another ack or race two retries, and watch what breaks."),
+                Note("Every scenario pauses at its decisive moment and asks what happens next; its explanation opens once you answer. Then toggle the defences, lose another ack or race two retries, and watch what breaks."),
             ],
         },
         Section {
             id: "adr",
             title: "ADR-001: Idempotency-Key as a contract",
             blocks: &[
-                P("**Status:** accepted. The architecture decision record behind the lab's payment service."),
+                P("**Status:** accepted. The decision behind the lab's payment service."),
                 P("**Context.** Mobile clients regularly lose acks when a TCP connection drops. The server does not control the client's retry policy. “Clients must not retry” is not an option: without retries the UX becomes “press Pay again, we're not sure it went through”. And a duplicate charge is a disaster."),
                 P("**Decision.**"),
                 List(&[
@@ -155,8 +154,7 @@ pub static LESSON: Lesson = Lesson {
                 Code("CREATE TABLE idempotency_keys (\n  user_id      bigint      NOT NULL,\n  key          uuid        NOT NULL,\n  request_hash bytea       NOT NULL,  -- sha256 of the canonical body\n  status       text        NOT NULL,  -- 'processing' | 'completed'\n  response     jsonb,                 -- status code and body to replay\n  locked_at    timestamptz NOT NULL DEFAULT now(),  -- the claim's lease and fencing token\n  PRIMARY KEY (user_id, key)\n);"),
                 P("**Cost.** Every mutating request makes an extra round trip to the key store, and the store grows with traffic and with the TTL."),
                 P("Latency: a common estimate for write-heavy endpoints is +30–50%. That holds for fast endpoints: one extra 1 ms round trip on a 2–3 ms endpoint is +33–50%. On a 50 ms endpoint the same round trip adds 2%. Measure your baseline before you quote a percentage."),
-                P("Storage: at 10,000 requests per second and a 24-hour TTL the store holds 10,000 × 86,400 = 864,000,000 keys. At about 100 bytes each that is 86.4 GB of RAM: more than one Redis node should carry, so it takes a cluster. Storing full response bodies multiplies it."),
-                P("The TTL of 24 hours is a compromise. Longer costs more storage; shorter lets a retry that comes after the window charge again."),
+                P("Storage: at 10,000 requests per second a 24-hour TTL holds 864 million keys, about 86.4 GB: a cluster, not one Redis node (the calculator below does the arithmetic). The TTL is a compromise: longer costs more storage; shorter lets a retry that comes after the window charge again."),
                 Calculator,
                 P("**Alternatives considered.**"),
                 Table {
@@ -181,7 +179,7 @@ pub static LESSON: Lesson = Lesson {
                         &["Square", "`idempotency_key` field in the JSON body", "The key travels in the body, not in a header. The same request with the same key returns the original result; a changed request with the same key is an error."],
                         &["PayPal", "`PayPal-Request-Id` header on REST POST calls", "Not every API supports it, and how long the ID is kept depends on the API: see that API's reference."],
                         &["Amazon SQS FIFO", "`MessageDeduplicationId`", "A message whose id was already seen within the 5-minute deduplication interval is accepted but not delivered again. With content-based deduplication the id is the SHA-256 of the message body."],
-                        &["Apache Kafka", "`enable.idempotence=true`", "The broker drops duplicate writes by (producer id, sequence number), per partition. On by default since Kafka 3.0. It covers producer retries within one producer session only; transactions add exactly-once for read-process-write inside Kafka."],
+                        &["Apache Kafka", "`enable.idempotence=true`", "The broker drops duplicate writes by (producer id, sequence number), per partition. Meant to be on by default since 3.0, it took effect only from 3.0.1, 3.1.1 and 3.2.0, and conflicting settings (`acks` other than `all`, `retries=0`, more than 5 requests in flight) switch it off. It covers producer retries within one producer session only; transactions add exactly-once for read-process-write inside Kafka."],
                         &["etcd", "A transaction comparing `mod_revision`", "Compare-and-set: the write applies only if the key has not changed since it was read."],
                         &["Amazon DynamoDB", "`ConditionExpression`", "A write conditioned on `version = :expected` fails with `ConditionalCheckFailedException` if someone got there first."],
                         &["HTTP", "`If-Match` with an `ETag`", "The same compare-and-set over HTTP: if the resource has changed, the server answers 412 Precondition Failed."],
@@ -209,19 +207,45 @@ pub static LESSON: Lesson = Lesson {
                     label: "Drop the unique index and watch likes reach 102",
                 },
                 P("**A delta instead of a value.** `UPDATE x SET cnt = cnt + 1` is fundamentally non-idempotent: each delivery adds one more. The fix is to insert the `op_id` first and increment only when the insert succeeds."),
-                ScenarioLink {
-                    scenario: "counter-increment",
-                    label: "See the op_id fix",
-                },
-                P("**Check, then act.** `SELECT` the key, insert it if it's missing. Two concurrent requests both miss and both proceed."),
+                P("**Check, then act.** `SELECT` the key, insert it if it's missing: two concurrent requests both miss and both go ahead. Only a unique constraint in the database turns the second one away."),
                 ScenarioLink {
                     scenario: "concurrent-duplicates",
-                    label: "Race two requests",
+                    label: "Two requests, one key, two charges",
                 },
-                P("**Saving the key outside the effect's transaction.** Charge, commit, then write the key to Redis: a crash in between leaves a charge that no key remembers."),
+                P("**Keys in a HashMap inside the service.** Another instance never sees them, a restart forgets them all, and a plain `HashMap` is not even thread-safe."),
+                ScenarioLink {
+                    scenario: "in-memory-store",
+                    label: "The retry lands on the other instance",
+                },
+                P("**A transaction taken for idempotency.** `@Transactional` undoes an attempt that throws — by default only on an unchecked exception; a checked one commits unless `rollbackFor` names it. An attempt that succeeded, retried, simply runs again."),
+                ScenarioLink {
+                    scenario: "transaction-is-not-idempotency",
+                    label: "Retry a committed transaction",
+                },
+                P("**The key remembered after the effect, not with it.** Charge, commit, then write the key to Redis: a crash in between leaves a charge no key remembers. A crash between the processor's charge and the commit does the same, unless the processor got the key."),
                 ScenarioLink {
                     scenario: "crash-after-charge",
                     label: "Crash the API between the two writes",
+                },
+                P("**A new key on every retry.** The key must name the operation, not the attempt; a fresh UUID per attempt switches deduplication off."),
+                ScenarioLink {
+                    scenario: "new-key-per-retry",
+                    label: "Retry with a fresh key",
+                },
+                P("**A key that ignores the body.** Replaying the stored response to a different request is silently wrong."),
+                ScenarioLink {
+                    scenario: "key-reuse-different-body",
+                    label: "Reuse a key for another amount",
+                },
+                P("**A TTL shorter than the retries.** A retry that arrives after the key expired is a new payment."),
+                ScenarioLink {
+                    scenario: "ttl-expiry",
+                    label: "Retry 25 hours later",
+                },
+                P("**A consumer without deduplication.** A redelivered message applies its effect again."),
+                ScenarioLink {
+                    scenario: "consumer-redelivery",
+                    label: "Redeliver a message",
                 },
             ],
         },
@@ -245,7 +269,6 @@ pub static LESSON: Lesson = Lesson {
             blocks: &[
                 P("Don't confuse idempotency with exactly-once delivery. On a network that can lose messages, exactly-once delivery is impossible: a sender without an ack can't tell “lost” from “processed”. It either resends (at-least-once) or doesn't (at-most-once). There is no third option."),
                 P("What works is **at-least-once delivery plus an idempotent consumer**. Deliveries may repeat; the effect happens once. This is sometimes called effectively-once."),
-                Code("BEGIN;\nINSERT INTO processed_messages (message_id) VALUES ('evt_1')\n  ON CONFLICT (message_id) DO NOTHING;\n-- 0 rows: already applied, skip the effect\nUPDATE accounts SET balance = balance - 20 WHERE id = 1;\nCOMMIT;\n-- only now commit the offset / ack the message"),
                 P("Kafka's exactly-once semantics is the same idea inside Kafka: the idempotent producer removes duplicates from producer retries, and transactions make read-process-write atomic from topic to topic. The moment an effect leaves Kafka — a database row, an email, a card charge — you need an idempotent consumer again."),
                 Note("If you are building exactly-once without an idempotent consumer, you are building a fiction."),
                 ScenarioLink {
@@ -258,15 +281,15 @@ pub static LESSON: Lesson = Lesson {
             id: "interview",
             title: "Interview: achieving idempotency",
             blocks: &[
-                P("**What they check.** That you know a repeat is unavoidable — a client timeout, a proxy's retry, a broker's redelivery — and that you can make it produce no second effect. The follow-up is almost always: and if two identical requests arrive at the same time?"),
-                P("**How to answer.** Start with the definition: an operation is idempotent if a repeat leaves the system in the same state as the first call. Per RFC 9110, GET, PUT and DELETE are idempotent, POST and PATCH are not, and those are what you protect. Then name the techniques:"),
+                P("**What they check.** Whether you take a repeated request as a given — client timeouts, proxies and brokers all produce one — and can make the repeat harmless. The next question is nearly always about two identical requests arriving at the same instant."),
+                P("**How to answer.** Define the term first: a repeat must leave the system as the first call left it. RFC 9110 makes GET, PUT and DELETE idempotent; POST is not, nor is PATCH (RFC 5789), so those are what you protect. Then walk through the tools:"),
                 List(&[
-                    "**Natural idempotency.** A conditional state transition, `UPDATE orders SET status = 'PAID' WHERE id = ? AND status = 'NEW'`, plus a check of how many rows changed. A repeat updates nothing, and the handler skips the side effects.",
-                    "**An idempotency key.** The client generates a UUID once per operation and sends it in `Idempotency-Key` on every retry. The server keeps keys in a table with a unique index, a status and the stored response.",
-                    "**Atomicity.** Insert the key and apply the effect in one transaction (`@Transactional` in Spring). The conflict surfaces as `DataIntegrityViolationException`, or use `INSERT … ON CONFLICT DO NOTHING` in PostgreSQL. A repeat gets the stored response; while the first request is still running, the answer is 409.",
-                    "**A body check.** Bind the key to a hash of the request, so the same key with different data is rejected instead of getting someone else's response.",
-                    "**Consumers.** Kafka and RabbitMQ deliver at least once, so write the ids of processed messages to a table in the same transaction as the effect. Kafka's `enable.idempotence=true` (on by default since 3.0) removes only duplicates from producer retries; it gives no end-to-end idempotency.",
-                    "**A TTL.** Keep keys for a day or a week, depending on how long a client may keep retrying.",
+                    "**Let the data record it.** A guarded transition, `UPDATE orders SET status = 'PAID' WHERE id = ? AND status = 'NEW'`, with the affected-row count checked: a repeat changes nothing, and the handler skips the side effects.",
+                    "**A key per operation.** The client creates a UUID once, when the user acts, and repeats it in `Idempotency-Key` on every retry. The server records it under a unique index, with a status and the response to replay.",
+                    "**The key and the effect in one transaction** (`@Transactional` in Spring). A duplicate shows up as `DataIntegrityViolationException`, or as 0 rows from PostgreSQL's `INSERT … ON CONFLICT DO NOTHING`. A repeat of a finished request gets the stored response; one still running gets 409.",
+                    "**The key bound to the request.** Keep a hash of the body with the key, so the same key with other data is refused rather than answered with another request's result.",
+                    "**Idempotent consumers.** Kafka and RabbitMQ deliver at least once: record each processed message id in the effect's transaction. Kafka's `enable.idempotence=true` only removes duplicates from the producer's own retries (the default since 3.0 in intent; see the table above); it does not make the pipeline idempotent end to end.",
+                    "**An expiry.** Keep keys as long as a client may still retry: a day, or a week.",
                 ]),
                 ScenarioLink {
                     scenario: "status-transition",
@@ -276,48 +299,8 @@ pub static LESSON: Lesson = Lesson {
                     scenario: "idempotency-key",
                     label: "The idempotency key at work",
                 },
-                Note("A detail that sets answers apart: in PostgreSQL, a second insert of the same key waits while the first transaction is open — it doesn't fail at once. To answer 409 immediately, claim the key in its own short transaction with status `processing` (or with `SET … NX` in Redis), then write `completed` and the response in the effect's transaction. A claim left `processing` by a crash needs a lease of its own (seconds, not the 24 h of the result), so that a later retry can take over; and the takeover must be fenced: the owner's final `UPDATE … WHERE locked_at = <its token>` finds 0 rows once somebody else holds the claim."),
-                P("**Where people stumble.**"),
-                P("**Check-then-act.** First `SELECT` the key, then insert it. Two parallel requests both find nothing and both run the operation. Only a unique constraint in the database gives a guarantee."),
-                ScenarioLink {
-                    scenario: "concurrent-duplicates",
-                    label: "Two requests, one key, two charges",
-                },
-                P("**Keys in a HashMap inside the service.** A second instance doesn't know about them, a restart loses them all, and a plain HashMap isn't even thread-safe."),
-                ScenarioLink {
-                    scenario: "in-memory-store",
-                    label: "The retry lands on the other instance",
-                },
-                P("**Confusing idempotency with a transaction.** `@Transactional` rolls back an operation that failed, but it will run a successful one a second time without a word."),
-                ScenarioLink {
-                    scenario: "transaction-is-not-idempotency",
-                    label: "Retry a committed transaction",
-                },
-                P("**A new key on every retry.** The key must name the operation, not the attempt. A fresh UUID per attempt switches deduplication off."),
-                ScenarioLink {
-                    scenario: "new-key-per-retry",
-                    label: "Retry with a fresh key",
-                },
-                P("**A key that ignores the body.** Replaying the stored response to a different request is silently wrong."),
-                ScenarioLink {
-                    scenario: "key-reuse-different-body",
-                    label: "Reuse a key for another amount",
-                },
-                P("**A TTL shorter than the retries.** A retry that arrives after the key expired is a new payment."),
-                ScenarioLink {
-                    scenario: "ttl-expiry",
-                    label: "Retry 25 hours later",
-                },
-                P("**Remembering the key after the effect, not with it.** A crash between the commit and the key write, or between the processor's charge and the commit, charges twice."),
-                ScenarioLink {
-                    scenario: "crash-after-charge",
-                    label: "Crash between the charge and the key",
-                },
-                P("**A consumer without deduplication.** A redelivered message applies its effect again."),
-                ScenarioLink {
-                    scenario: "consumer-redelivery",
-                    label: "Redeliver a message",
-                },
+                Note("A detail that sets answers apart: in PostgreSQL a second insert of the same key does not fail at once, it waits for the first transaction. To answer 409 at once, claim the key in a short transaction of its own (`processing`, or `SET … NX` in Redis), with a lease of seconds and a fenced takeover, as in the ADR above."),
+                P("**Where people stumble.** Most often in three places: check-then-act with no unique constraint behind it, keys kept in a HashMap inside the service, and a transaction taken for idempotency. They and the rest are listed under Anti-patterns, each with a scenario to run."),
             ],
         },
     ],
@@ -385,8 +368,8 @@ pub static LESSON: Lesson = Lesson {
             explain: &[
                 P("The app has read the account: balance 100, version 5. It sends `POST /debit` with amount 20 and `expected_version` 5."),
                 P("The API runs `UPDATE accounts SET balance = balance - 20, version = version + 1 WHERE id = 1 AND version = 5`. One row changes: balance 80, version 6. The response is lost."),
-                P("The retry runs the same statement. The version is 6 now, so `WHERE version = 5` matches nothing: 0 rows, a safe no-op. The API answers 409 with the current version; the app re-reads the account and sees that its debit has already landed."),
-                P("A variant: another writer moves the version first. The app's debit updates 0 rows too, and the app must re-read and decide again — perhaps the balance is now too low. Optimistic locking gives idempotency without a separate key."),
+                P("The retry runs the same statement. The version is 6 now, so `WHERE version = 5` matches nothing: 0 rows, a safe no-op. The API answers 409 with the current version, and the app re-reads the account: balance 80, version 6."),
+                P("A variant: another client (the web app) moves the version first. The app's debit updates 0 rows too, and the app must re-read and decide again — perhaps the balance is now too low. Optimistic locking gives idempotency without a separate key."),
                 Note("On a retry, 409 means “the version moved”, not “your debit went through”. If the client must know which, store an operation id with the debit so that the re-read shows it."),
             ],
             code: &[
@@ -471,6 +454,19 @@ pub static LESSON: Lesson = Lesson {
                 P("Without a fingerprint the API sees only the key. It finds K1 and replays the stored response: 201, $100, `pay_1`. The client believes $150 was paid. Nothing fails; the answer is just silently wrong."),
                 P("With a fingerprint the API stores the SHA-256 of the canonical request body next to the key. The second request's hash differs, so the API answers 422 Unprocessable Content: this key belongs to another request."),
                 Note("Stripe compares a retry's parameters with the original's and returns an error if they differ; the IETF draft recommends 422 for this case."),
+                Quiz(&Question {
+                    kind: Transfer,
+                    scenario: "key-reuse-different-body",
+                    prompt: "A client sends a payment with an idempotency key. After which answers should it retry with the same key?",
+                    answers: &[
+                        "Only after a 5xx.",
+                        "After a timeout, a 5xx or a 409, later and with backoff; never after a 400 or a 422.",
+                        "After any error, 400 and 422 included, until one succeeds.",
+                        "Never: once a key has been sent, a retry is a duplicate.",
+                    ],
+                    correct: 1,
+                    explain: "A timeout and a 5xx leave the outcome unknown, and the key makes asking again safe; a 409 means the first request is still running, so wait and ask again. A 400 (no key) or a 422 (the key belongs to another payload) will come back the same however often the request is repeated: fix the request instead. Retrying only on 5xx misses timeouts and 409s; never retrying throws away what the key is for.",
+                }),
             ],
             code: &[
                 "POST /charges {amount: 150}  Idempotency-Key: K1",
@@ -493,6 +489,14 @@ pub static LESSON: Lesson = Lesson {
                 P("The clock moves 25 hours. The app comes back online and retries with K1. Redis has already dropped the key: `GET` returns nil, and the API charges a second time."),
                 P("The TTL is a trade-off. Longer keeps more keys in memory; shorter lets a late retry through. Choose it from how long your clients really retry — a day or a week — and make clients stop retrying before the server forgets."),
                 Note("Stripe may prune keys once they are at least 24 hours old, so a client must not rely on a key older than that: look the payment up first."),
+                Quiz(&Question {
+                    kind: Numbers,
+                    scenario: "ttl-expiry",
+                    prompt: "Stripe keeps keys for 24 hours, and some APIs for 7 days. At 10,000 requests per second and 100 bytes per key, how much memory does a 7-day TTL hold?",
+                    answers: &["25.2 GB", "86.4 GB", "605 GB", "6.05 TB"],
+                    correct: 2,
+                    explain: "Keys held = requests per second × TTL in seconds: 10,000 × 7 × 86,400 s = 6.05 billion keys; × 100 bytes = 605 GB, seven times the 24-hour figure and a cluster of some 25 nodes. 25.2 GB counts 7 hours, not 7 days; 86.4 GB is the 24-hour TTL; 6.05 TB would need 1,000 bytes per key, as when whole response bodies are stored.",
+                }),
             ],
             code: &[
                 "POST /charges {amount: 100}  Idempotency-Key: K1",
@@ -533,7 +537,7 @@ pub static LESSON: Lesson = Lesson {
             explain: &[
                 P("The handler is annotated `@Transactional`. The first call succeeds and commits. The response is lost."),
                 P("The retry is a new method call in a new transaction, and nothing in it knows about the first. It writes another ledger row and charges again."),
-                P("A transaction gives atomicity: all or nothing within one attempt. It says nothing about two attempts. And no rollback can undo a charge at an external processor anyway."),
+                P("A transaction gives atomicity: all or nothing within one attempt (and by default Spring rolls back only on an unchecked exception). It says nothing about two attempts. And no rollback can undo a charge at an external processor anyway."),
                 Note("A transaction is a tool for idempotency — the key and the effect commit together — not a substitute for it."),
             ],
             code: &[
@@ -544,7 +548,7 @@ pub static LESSON: Lesson = Lesson {
                 "  Charge c = processor.charge(req.card(), req.amount());",
                 "  return new Payment(c.id());   // COMMIT, then the response",
                 "}",
-                "// exception: ROLLBACK; success: COMMIT. A retry is a new call and a new transaction.",
+                "// unchecked exception: ROLLBACK; success: COMMIT. A retry is a new call and a new transaction.",
             ],
         },
         ScenarioText {
@@ -594,6 +598,19 @@ pub static LESSON: Lesson = Lesson {
                 P("The retry runs the same statement. The order is PAID already, so 0 rows change. The handler checks the row count, skips the charge and answers with the order's current status."),
                 P("This is natural idempotency: the state machine itself records that the operation happened. The row-count check is essential; without it, the handler would charge anyway."),
                 Note("The status flip and the charge must still stay together. If the charge can happen without the commit, pass the order id to the processor as its idempotency key."),
+                Quiz(&Question {
+                    kind: Transfer,
+                    scenario: "status-transition",
+                    prompt: "Which of these handlers is idempotent as written?",
+                    answers: &[
+                        "`PUT /users/42` that replaces the profile and emails “your profile has changed”.",
+                        "`POST /orders/42/pay` that runs `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'` and charges only if one row changed.",
+                        "`POST /likes` that runs `INSERT INTO like_ops … ON CONFLICT DO NOTHING` on a table with no unique index.",
+                        "A `@Transactional` `POST /charges` that writes the ledger row and charges in one transaction.",
+                    ],
+                    correct: 1,
+                    explain: "The guarded transition is: a repeat matches 0 rows, and the row-count check skips the charge. The PUT replaces the profile idempotently, but the email goes out on every call, a side effect the user sees (a line in an audit log would be harmless). A bare `ON CONFLICT DO NOTHING` with no unique index has nothing to conflict with, so every repeat inserts. A transaction makes one call all-or-nothing; a repeated call is a second transaction and a second charge.",
+                }),
             ],
             code: &[
                 "POST /orders/42/pay",
@@ -611,6 +628,7 @@ pub static LESSON: Lesson = Lesson {
     ],
     questions: &[
         Question {
+            kind: Predict,
             scenario: "naive-post",
             prompt: "The retry of `POST /charges` reaches the API. The first charge went through. What happens?",
             answers: &[
@@ -623,6 +641,7 @@ pub static LESSON: Lesson = Lesson {
             explain: "Nothing marks the request as a repeat: no key, no version. The API runs the handler again, the processor sees a new charge, and the ledger gets a second row.",
         },
         Question {
+            kind: Predict,
             scenario: "idempotency-key",
             prompt: "The retry with `Idempotency-Key: K1` reaches the API. What does it do?",
             answers: &[
@@ -635,18 +654,20 @@ pub static LESSON: Lesson = Lesson {
             explain: "The claim `SET … NX` fails because K1 is taken, and `GET idem:u42:K1` returns the saved response before any side effect. The customer is charged once.",
         },
         Question {
+            kind: Predict,
             scenario: "conditional-update",
             prompt: "The retried debit arrives with `expected_version = 5`; the account is at version 6. What does the `UPDATE` do?",
             answers: &[
                 "Applies the debit again: the balance drops to 60.",
                 "Waits on a lock until version 5 comes back.",
-                "Resets the balance to 100.",
+                "Recognises the repeat and answers 200 with the balance 80.",
                 "Updates 0 rows; the API answers 409 with version 6, and the balance stays 80.",
             ],
             correct: 3,
-            explain: "`WHERE version = 5` no longer matches, so nothing changes. The 409 tells the client to re-read: its debit has already landed.",
+            explain: "`WHERE version = 5` no longer matches, so nothing changes and the debit is not applied twice. The 409 says only that the version moved, by this debit or by another writer; the client re-reads to find out. Nothing in the request marks it as a repeat, so the API cannot answer 200, and a lock does not wait for a value to come back.",
         },
         Question {
+            kind: Predict,
             scenario: "counter-increment",
             prompt: "The handler inserts `op_7f3a` into `like_ops` first, and a unique index is in place. The retry with `op_7f3a` arrives; likes = 101. What now?",
             answers: &[
@@ -658,18 +679,20 @@ pub static LESSON: Lesson = Lesson {
             explain: "`ON CONFLICT DO NOTHING` meets the unique index and inserts nothing; the handler increments only when a row was inserted.",
         },
         Question {
+            kind: Predict,
             scenario: "concurrent-duplicates",
             prompt: "Check-then-act, no unique constraint. Two requests with K1 run their `SELECT` at the same moment. What happens?",
             answers: &[
                 "The second waits for the first, then gets the stored response.",
                 "Both find no key, both charge: $200.",
                 "Postgres spots the duplicate key and rejects one of them.",
-                "Redis serialises the two requests.",
+                "The second `SELECT` waits on the first request's row lock and then finds K1.",
             ],
             correct: 1,
-            explain: "Both checks run before either insert, so both miss. Without a unique constraint nothing stops the second insert or the second charge.",
+            explain: "Both checks run before either insert, so both miss: a `SELECT` of a row that does not exist yet takes no lock and waits for nothing. Without a unique constraint nothing stops the second insert or the second charge, and there is no stored response to wait for.",
         },
         Question {
+            kind: Predict,
             scenario: "in-memory-store",
             prompt: "The retry lands on instance B. K1 sits in instance A's HashMap. What happens?",
             answers: &[
@@ -681,6 +704,7 @@ pub static LESSON: Lesson = Lesson {
             explain: "Each instance has its own map. Round-robin sent the retry to B, which has never seen K1.",
         },
         Question {
+            kind: Predict,
             scenario: "key-reuse-different-body",
             prompt: "No fingerprint. The same K1 now comes with amount 150. What does the client get?",
             answers: &[
@@ -693,6 +717,7 @@ pub static LESSON: Lesson = Lesson {
             explain: "The API looks only at the key, finds K1 and replays the $100 answer. Nothing fails, and the client is misled.",
         },
         Question {
+            kind: Predict,
             scenario: "ttl-expiry",
             prompt: "The retry with K1 arrives 25 hours later; the TTL is 24 hours. What happens?",
             answers: &[
@@ -704,17 +729,15 @@ pub static LESSON: Lesson = Lesson {
             explain: "The key expired an hour ago. To the API, K1 is a key it has never seen.",
         },
         Question {
+            kind: FixIt,
             scenario: "crash-after-charge",
-            prompt: "The ledger row is committed, but the API crashed before `SET idem:u42:K1`. No defences are on. The retry with K1 arrives. What happens?",
-            answers: &[
-                "Redis misses, and the API charges again: $200.",
-                "The API finds the ledger row and replays the response.",
-                "Redis still has K1 from before the crash.",
-            ],
+            prompt: "The API crashed after the commit and before `SET idem:u42:K1`, and the retry charged again. Switch on, under Defences, the smallest set under which every invariant holds, then Check: the lab runs your choice.",
+            answers: &["same-transaction"],
             correct: 0,
-            explain: "The key was to be written after the commit, outside the transaction, and the crash came first. Nothing links the ledger row to K1.",
+            explain: "The key row written in the ledger's transaction is enough: the retry finds it in Postgres and replays. The key passed to the processor alone saves the card (the processor returns the same charge), but the handler writes a second ledger row, so the ledger no longer matches the charges. Both together hold too, but this crash needs only one; the processor's key is what saves the other crash, after the charge and before the commit.",
         },
         Question {
+            kind: Predict,
             scenario: "transaction-is-not-idempotency",
             prompt: "The first `@Transactional` call committed. The retry arrives. What happens?",
             answers: &[
@@ -727,17 +750,15 @@ pub static LESSON: Lesson = Lesson {
             explain: "A transaction makes one attempt all-or-nothing. It knows nothing of earlier attempts, and no constraint here can conflict.",
         },
         Question {
+            kind: FixIt,
             scenario: "consumer-redelivery",
-            prompt: "The consumer applied the debit and crashed before committing its offset. The message is redelivered, and there is no dedup table. What happens?",
-            answers: &[
-                "The idempotent producer drops the redelivery.",
-                "The debit is applied a second time.",
-                "The broker knows the message was processed and skips it.",
-            ],
-            correct: 1,
-            explain: "The offset was never committed, so Kafka delivers evt_1 again, and nothing on the consumer side remembers it.",
+            prompt: "The consumer applied the debit, crashed before committing its offset, and the redelivered message debited the account again. Switch on, under Defences, the smallest set under which the balance stays right, then Check: the lab runs your choice.",
+            answers: &["consumer-dedup", "unique-constraint"],
+            correct: 0,
+            explain: "The dedup table turns the redelivery into a no-op, but only with its primary key on `message_id`: without it, `INSERT … ON CONFLICT DO NOTHING` never conflicts and the debit runs again. The idempotent producer removes duplicates on the way into Kafka, from a producer's retry after a lost ack, not a redelivery to a consumer, so it adds nothing here.",
         },
         Question {
+            kind: Predict,
             scenario: "new-key-per-retry",
             prompt: "The app generated a new key for the retry. What does the API see?",
             answers: &[
@@ -749,6 +770,7 @@ pub static LESSON: Lesson = Lesson {
             explain: "Deduplication works by key. A new key is a new operation as far as the server can tell.",
         },
         Question {
+            kind: Predict,
             scenario: "status-transition",
             prompt: "The retried `POST /orders/42/pay` arrives; the order is PAID. What does `UPDATE … WHERE status = 'NEW'` do?",
             answers: &[
@@ -760,6 +782,7 @@ pub static LESSON: Lesson = Lesson {
             explain: "The condition no longer matches. The row-count check turns that 0 into “already paid”.",
         },
     ],
+    kinds: ["What happens now?", "Fix it", "Apply it", "Work it out"],
 };
 
 /// Every label of the interactive page (referenced on its own, so the page
@@ -934,7 +957,7 @@ pub static UI: Ui = Ui {
     n_cmd_lose_next: "You arranged for the next response to the app to be lost.",
     n_cmd_lose: "You cut message #{} in flight.",
     n_cmd_parallel: "The app fires {} identical requests at once.",
-    n_cmd_external: "Another writer (the web app) debits ${} directly.",
+    n_cmd_external: "Another client (the web app) debits ${} first.",
     n_no_key: "no key",
     n_decisive: "This is the decisive moment: the same operation is on its way to the server again. What will the server do with it?",
     n_client_sends: "The app sends the request ({}).",
@@ -954,7 +977,7 @@ pub static UI: Ui = Ui {
     n_status_400: "the Idempotency-Key header is missing",
     n_status_409: "a request with this key is still in progress",
     n_status_422: "this key was used with a different payload",
-    n_status_5xx: "the outcome is unknown; nothing is stored under the key, so the app may retry",
+    n_status_5xx: "an error: nothing is stored under the key, a retry with it runs afresh",
     n_status_ok: "the operation's result",
     n_respond: "{} answers {}: {}.",
     n_belief: "The app now believes: {}.",
@@ -979,10 +1002,10 @@ pub static UI: Ui = Ui {
     def_long_ttl: "Keep keys 7 days instead of 24 h",
     def_version_check: "WHERE version = expected_version",
     def_idempotency_key: "Idempotency-Key with a key table",
-    var_other_writer: "Another writer gets there first",
+    var_other_writer: "Another client gets there first",
     var_crash_before_commit: "Crash after the charge, before the commit",
     truth_title: "What actually happened",
-    truth_charges: "Card charged {} time(s) for this payment: ${}",
+    truth_charges: "Charges to the card for this payment: {}, ${} in all",
     unique_index: "unique",
     index_absent: "missing",
     open_tx: "open transaction {}",
@@ -1018,73 +1041,80 @@ pub static UI: Ui = Ui {
     sequence_hint: "An arrow (click, or Tab and Enter) jumps to its step.",
     parallel_range: "Parallel retries go from 2 to 10: “{}” became {}.",
     calc_bad_input: "“{}”: enter a number from {} to {}.",
+    fix_title: "Fix it",
+    fix_breaks: "Run with your choice, “{}” breaks at step {}.",
+    fix_holds: "Run with your choice, every invariant holds; no smaller set does.",
+    fix_fewer: "Every invariant holds, but fewer defences are enough: {}.",
+    about_later: "Explained once you answer or reach the end.",
+    show_future: "Show the future",
+    n_executed: "{} runs the command below: {}.",
 };
 
 /// Scenario titles and one-line summaries, for the picker.
 pub static NAMES: [ScenarioName; 13] = [
     ScenarioName {
         id: "naive-post",
-        title: "Naive POST: a double charge",
-        summary: "No key: the retry looks like a new payment, and the customer pays $200.",
+        title: "Naive POST: no key",
+        summary: "No key: the app pays $100, the answer is lost, the app retries.",
     },
     ScenarioName {
         id: "idempotency-key",
-        title: "Idempotency-Key: the retry gets the saved answer",
-        summary: "The same key K1 on every attempt: the retry is answered from the store, and the card is charged once.",
+        title: "Idempotency-Key: one key for every attempt",
+        summary: "One key, K1, on every attempt; responses stored by key.",
     },
     ScenarioName {
         id: "conditional-update",
         title: "Conditional update: compare-and-set on a version",
-        summary: "The debit names the version it expects; the retry finds a newer one and changes nothing.",
+        summary: "A $20 debit that expects version 5.",
     },
     ScenarioName {
         id: "counter-increment",
         title: "Counter increment: the likes trap",
-        summary: "`likes = likes + 1` doubles on a retry; recording the op_id first, under a unique index, fixes it.",
+        summary: "A like is `likes = likes + 1`.",
     },
     ScenarioName {
         id: "concurrent-duplicates",
         title: "Concurrent duplicates: check-then-act",
-        summary: "Two requests with the same key hit two instances at once; both check, both miss, both charge.",
+        summary: "Two requests with one key reach two instances at once.",
     },
     ScenarioName {
         id: "in-memory-store",
         title: "Keys in a HashMap",
-        summary: "Keys kept in one instance's memory: the retry lands on another instance and charges again.",
+        summary: "Each instance keeps its keys in its own memory.",
     },
     ScenarioName {
         id: "key-reuse-different-body",
         title: "Same key, different body",
-        summary: "K1 is reused for $150: without a fingerprint, the client gets the $100 receipt.",
+        summary: "A buggy client reuses K1 for a $150 payment.",
     },
     ScenarioName {
         id: "ttl-expiry",
         title: "TTL expiry: the retry comes back a day later",
-        summary: "The retry arrives after 25 hours; the 24-hour key has expired, and the card is charged again.",
+        summary: "Keys live 24 hours; the retry comes 25 hours later.",
     },
     ScenarioName {
         id: "crash-after-charge",
         title: "Crash between the charge and the key",
-        summary: "The API dies after the charge but before the key is saved; the retry charges again.",
+        summary: "The API crashes once, between two of its writes.",
     },
     ScenarioName {
         id: "transaction-is-not-idempotency",
         title: "A transaction is not idempotency",
-        summary: "`@Transactional` rolls back failures; a successful call, retried, is simply a second transaction.",
+        summary: "A `@Transactional` handler; its answer is lost.",
     },
     ScenarioName {
         id: "consumer-redelivery",
         title: "Consumer redelivery",
-        summary: "The consumer applies a debit, crashes before committing its offset, and the message comes back.",
+        summary: "A Kafka consumer crashes before committing its offset.",
     },
     ScenarioName {
         id: "new-key-per-retry",
         title: "A new key on every retry",
-        summary: "The client makes a fresh key for each attempt, so the server never sees a repeat.",
+        summary: "The client makes its key inside the retry loop.",
     },
     ScenarioName {
         id: "status-transition",
-        title: "Status transition: idempotent without a key",
-        summary: "`UPDATE … WHERE status = 'NEW'` plus a row-count check: the retry updates nothing and charges nothing.",
+        title: "Status transition: a conditional UPDATE",
+        summary: "Paying moves the order NEW → PAID, under a condition.",
     },
 ];

@@ -21,9 +21,10 @@
 //!   scenarios", shown above the lab), `lab` (the lab's place until the module
 //!   mounts there) and `after` (the rest, below the lab);
 //! * a scenario: `ex` (the explanation shown beside it), `code` (the handler's code,
-//!   one escaped line per line) and `q` (the predict-then-reveal question, one field
-//!   per line: the prompt, the index of the right answer, the explanation, then the
-//!   answers).
+//!   one escaped line per line) and `q` (the scenario's question, one field per
+//!   line: the prompt, the index of the right answer, the explanation, then the
+//!   answers; a fix-it question has [`FIX`] and the size of the smallest set of
+//!   defences for the index, and no answers).
 //!
 //! Prose is escaped and its inline markup (`` `code` ``, `**bold**`) turned into
 //! `<code>`/`<strong>`. Scenario links are plain links to `?scenario=…&step=decisive`
@@ -31,7 +32,7 @@
 
 use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
-use super::{lesson, Block, Lang, Lesson};
+use super::{lesson, Block, Kind, Lang, Lesson, Question};
 use crate::html::esc;
 use std::fmt::Write;
 
@@ -166,13 +167,52 @@ pub fn render_scenario(lang: Lang, id: &str) -> String {
     if let Some(q) = l.question(id) {
         part(&mut out, "q");
         let _ = writeln!(out, "{}", prose(q.prompt));
-        let _ = writeln!(out, "{}", q.correct);
-        let _ = writeln!(out, "{}", prose(q.explain));
-        for a in q.answers {
-            let _ = writeln!(out, "{}", prose(a));
+        if q.kind == Kind::FixIt {
+            // The page lists the scenario's defences and judges the choice by running it.
+            let _ = writeln!(out, "{FIX}{}\n{}", q.answers.len(), prose(q.explain));
+        } else {
+            let _ = writeln!(out, "{}\n{}", q.correct, prose(q.explain));
+            for a in q.answers {
+                let _ = writeln!(out, "{}", prose(a));
+            }
         }
     }
     out
+}
+
+/// Starts the second line of a fix-it question's `q` part (then the size of the
+/// smallest set of defences), where a predict question has the index of its right
+/// answer.
+pub const FIX: &str = "fix";
+
+/// A question answered in place, with no script: radio answers (the right one
+/// marked `data-right`), and Check, a `<details>` that opens on the explanation with
+/// both verdicts; the style shows the one that fits the checked answer and marks the
+/// answers (`style/main.css`, `.quiz`).
+fn quiz(out: &mut String, l: &Lesson, q: &Question) {
+    let kind = q.kind.id();
+    let _ = write!(
+        out,
+        "<div class=\"predict quiz\" data-testid=\"quiz-{kind}\"><fieldset><legend>{}</legend><p>{}</p>",
+        esc(l.kinds[q.kind as usize]),
+        prose(q.prompt)
+    );
+    for (i, a) in q.answers.iter().enumerate() {
+        let right = if i == q.correct { " data-right" } else { "" };
+        let _ = write!(
+            out,
+            "<label class=\"answer\"{right}><input type=\"radio\" name=\"q-{kind}\" value=\"{i}\"><span>{}</span></label>",
+            prose(a)
+        );
+    }
+    let _ = write!(
+        out,
+        "</fieldset><details><summary>{}</summary><p class=\"verdict\"><strong class=\"yes\">{}.</strong><strong class=\"no\">{}.</strong> {}</p></details></div>",
+        esc(l.ui.check_answer),
+        esc(l.ui.correct),
+        esc(l.ui.not_quite),
+        prose(q.explain)
+    );
 }
 
 fn part(out: &mut String, name: &str) {
@@ -261,6 +301,7 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
                 );
             }
             Block::Calculator => calculator(out, l),
+            Block::Quiz(q) => quiz(out, l, q),
         }
         out.push('\n');
     }

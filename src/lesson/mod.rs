@@ -85,8 +85,11 @@ pub struct Lesson {
     pub names: &'static [ScenarioName],
     /// One entry per scenario, in [`SCENARIO_IDS`] order.
     pub scenarios: &'static [ScenarioText],
-    /// One predict-then-reveal question per scenario, in [`SCENARIO_IDS`] order.
+    /// One question per scenario, in [`SCENARIO_IDS`] order: [`Kind::Predict`]
+    /// (asked at the decisive step) or [`Kind::FixIt`] (asked at the end of the run).
     pub questions: &'static [Question],
+    /// The heading of a question of each [`Kind`], in [`Kind::ALL`] order.
+    pub kinds: [&'static str; 4],
 }
 
 impl Lesson {
@@ -140,6 +143,11 @@ pub enum Block {
     },
     /// The ADR cost calculator (see [`calc`]); its labels are in [`Ui`].
     Calculator,
+    /// A question answered in place (a [`Kind::Transfer`] or [`Kind::Numbers`]
+    /// question), in a scenario's explanation: it is there once the reader has
+    /// answered the scenario's own question or seen its run to the end, and it costs
+    /// the page load nothing (the sections do not carry it).
+    Quiz(&'static Question),
 }
 
 /// A scenario's title and one-line summary, for the picker.
@@ -165,18 +173,52 @@ pub struct ScenarioText {
     pub code: &'static [&'static str],
 }
 
-/// A predict-then-reveal question, asked when the scenario reaches its decisive
-/// step (the retry reaches the API, or two requests race).
-#[derive(Debug)]
+/// What a question asks of the reader.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// What happens next? Asked at a scenario's decisive step.
+    Predict,
+    /// Pick the smallest set of the scenario's defences that keeps every invariant;
+    /// the page runs the choice through the core ([`crate::fixit`]). Asked at the
+    /// end of the run.
+    FixIt,
+    /// The idea applied outside the lab (which handler is idempotent, which status
+    /// to retry). A [`Block::Quiz`] of a scenario's explanation.
+    Transfer,
+    /// A figure to work out, with the arithmetic in the explanation. A [`Block::Quiz`].
+    Numbers,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Predict, Kind::FixIt, Kind::Transfer, Kind::Numbers];
+
+    /// Stable id, for test ids.
+    pub fn id(self) -> &'static str {
+        match self {
+            Kind::Predict => "predict",
+            Kind::FixIt => "fix",
+            Kind::Transfer => "transfer",
+            Kind::Numbers => "numbers",
+        }
+    }
+}
+
+/// A question. A scenario's question is asked in the lab (see [`Kind`]); a
+/// [`Block::Quiz`] is answered where it stands.
+#[derive(PartialEq, Eq, Debug)]
 pub struct Question {
+    pub kind: Kind,
     /// The scenario it belongs to: one of [`SCENARIO_IDS`].
     pub scenario: &'static str,
     pub prompt: &'static str,
-    /// Three or four answers.
+    /// Three or four answers. For [`Kind::FixIt`]: the toggle ids of the smallest
+    /// set (the page computes it; a test checks that the core agrees, so the
+    /// explanation cannot go stale), and the form lists the scenario's defences.
     pub answers: &'static [&'static str],
-    /// Index into `answers`; the same in both languages.
+    /// Index into `answers`; the same in both languages (0 for [`Kind::FixIt`]).
     pub correct: usize,
-    /// One or two sentences shown after the reader answers.
+    /// Shown after the reader answers: why the right answer is right and the
+    /// others are wrong.
     pub explain: &'static str,
 }
 
@@ -576,6 +618,22 @@ ui_struct! {
     parallel_range,
     /// A calculator field out of range: `{}` is its label, `{}` and `{}` the bounds.
     calc_bad_input,
+
+    // Questions that test understanding, and no spoilers.
+    /// The heading of a fix-it question.
+    fix_title,
+    /// The reader's defences let an invariant break: `{}` its name, `{}` the step.
+    fix_breaks,
+    /// The reader's defences hold, and no smaller set does.
+    fix_holds,
+    /// The reader's defences hold, but fewer do too: `{}` the smallest sets.
+    fix_fewer,
+    /// In place of the scenario's explanation until the reader answers or reaches the end.
+    about_later,
+    /// The sequence diagram's switch that also draws the steps still to come.
+    show_future,
+    /// A step where a store ran a command: `{}` the store, `{}` its reply.
+    n_executed,
 }
 
 ui_struct! {

@@ -234,6 +234,17 @@ pub fn playback(ui: &Ui) -> String {
             ("aria-label", ui.timeline),
         ],
     );
+    // The sequence diagram shows only what has happened, unless the reader asks.
+    h.open("label", &[("class", "switch")]);
+    h.open(
+        "input",
+        &[
+            ("type", "checkbox"),
+            ("data-act", "future"),
+            ("data-testid", "show-future"),
+        ],
+    );
+    h.el("span", &[], ui.show_future).close("label");
     h.el("p", &[("class", "hint muted")], ui.keyboard_hint);
     h.finish()
 }

@@ -16,12 +16,14 @@
 
 use super::closest;
 use super::state::Lab;
+use crate::fixit;
 use crate::html::Html;
 use crate::lesson::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use crate::lesson::fragment::{self, part_of};
 use crate::lesson::{codemap, names, Lang, Ui, SCENARIO_IDS};
 use crate::narrate::fill;
 use crate::progress::{Progress, STORAGE_KEY};
+use idem_sim::Toggle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
@@ -113,12 +115,17 @@ impl Learn {
             if n > 0 && k >= n && !learn.progress.with_untracked(|p| p.has_watched(id)) {
                 learn.progress.update(|p| p.watch(id));
             }
-            // At the decisive step, pause and ask (once per opened scenario).
-            let decisive = lab.run.with(|r| r.decisive_step());
-            if decisive == Some(k)
+            // At the decisive step (a fix-it question: at the end), pause and ask
+            // (once per opened scenario).
+            let q = learn.part(id, "q");
+            let at = match q.as_deref().and_then(Question::parse) {
+                Some(q) if q.fix => Some(n),
+                Some(_) => lab.run.with(|r| r.decisive_step()),
+                None => None,
+            };
+            if at == Some(k)
                 && learn.ask.get_untracked() == Ask::Waiting
                 && learn.progress.with(|p| p.predict)
-                && learn.part(id, "q").is_some()
             {
                 learn.ask.set(Ask::Asking);
                 // A run that was playing pauses, and the reader lands on the first answer;
@@ -310,6 +317,10 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
             {
                 learn.progress.update(|p| p.predict = input.checked());
                 focus_later("[data-act=predict]");
+            } else if let Some(input) = closest(e, "input[data-act=future]")
+                .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
+            {
+                lab.future.set(input.checked());
             }
         }
         "input" => {
@@ -370,6 +381,10 @@ fn open_link(lab: Lab, a: &Element) {
 /// Records the reader's answer to the open question and reveals the right one.
 fn check(lab: Lab, learn: Learn, form: &Element) {
     let id = lab.scenario.get_untracked();
+    let text = learn.part(id, "q").unwrap_or_default();
+    if let Some(q) = Question::parse(&text).filter(|q| q.fix) {
+        return check_fix(lab, learn, q.correct);
+    }
     let Some(choice) = form
         .query_selector("input[name=predict]:checked")
         .ok()
@@ -384,7 +399,6 @@ fn check(lab: Lab, learn: Learn, form: &Element) {
         focus_later("[data-testid=predict] input");
         return;
     };
-    let text = learn.part(id, "q").unwrap_or_default();
     let Some(q) = Question::parse(&text) else {
         return;
     };
@@ -399,6 +413,54 @@ fn check(lab: Lab, learn: Learn, form: &Element) {
         live.set_inner_html(&format!("{verdict}. {}", q.explain));
     }
     focus_later("[data-act=continue]");
+}
+
+/// Judges a fix-it answer: the defences the reader has switched on in the lab, whose
+/// run the lab already shows (see [`crate::fixit`]).
+fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
+    let id = lab.scenario.get_untracked();
+    let on = lab.toggles.get_untracked();
+    let mask = lab.run.with_untracked(|r| {
+        let defs = fixit::defences(&r.scenario);
+        (0..defs.len())
+            .filter(|i| on.has(defs[*i]))
+            .fold(0, |m, i| m | 1 << i)
+    });
+    let right = fix_verdict(lab, mask, smallest).0;
+    learn.progress.update(|p| p.answer(id, right));
+    learn.ask.set(Ask::Answered(mask));
+    if let Some(live) = document().get_element_by_id("announce") {
+        let ui = lab.ui();
+        live.set_text_content(Some(if right { ui.correct } else { ui.not_quite }));
+    }
+    focus_later("[data-act=continue]");
+}
+
+/// Runs the defences in `mask` (a bit per defence the scenario offers) through the
+/// core: right if every invariant holds and no more defences are on than the
+/// smallest set that holds (`smallest`, which a test finds by running every set).
+/// Also says what the run showed.
+fn fix_verdict(lab: Lab, mask: usize, smallest: usize) -> (bool, String) {
+    let ui = lab.ui();
+    let chosen: Vec<Toggle> = lab.run.with_untracked(|r| {
+        let defs = fixit::defences(&r.scenario);
+        (0..defs.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| defs[i])
+            .collect()
+    });
+    let broken = lab
+        .run
+        .with_untracked(|r| fixit::broken(&r.scenario, lab.seed, &chosen));
+    let ran = match broken {
+        Some((inv, step)) => fill(
+            ui.fix_breaks,
+            &[crate::narrate::invariant_name(ui, inv), &step.to_string()],
+        ),
+        None if chosen.len() > smallest => fill(ui.fix_fewer, &[&smallest.to_string()]),
+        None => ui.fix_holds.to_string(),
+    };
+    (broken.is_none() && chosen.len() <= smallest, ran)
 }
 
 /// Recomputes the ADR calculator after an edit of one of its inputs.
@@ -459,14 +521,37 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 codemap::listing(&code, cur)
             )
         }
-        Part::Predict => match learn.ask.get() {
-            Ask::Asking => learn.part(id, "q").map(|q| predict(ui, &q, None)),
-            Ask::Answered(c) => learn.part(id, "q").map(|q| predict(ui, &q, Some(c))),
-            Ask::Waiting | Ask::Done => None,
+        Part::Predict => {
+            let answered = match learn.ask.get() {
+                Ask::Asking => None,
+                Ask::Answered(c) => Some(c),
+                Ask::Waiting | Ask::Done => return String::new(),
+            };
+            let q = learn.part(id, "q").unwrap_or_default();
+            let fix = match (answered, Question::parse(&q)) {
+                (Some(mask), Some(q)) if q.fix => Some(fix_verdict(lab, mask, q.correct)),
+                _ => None,
+            };
+            predict(ui, &q, answered, fix)
         }
-        .unwrap_or_default(),
         Part::About => {
-            let ex = learn.part(id, "ex").unwrap_or_default();
+            // Only once the reader has answered, or has seen the run to its end:
+            // before that it would give the outcome away.
+            // (`watched` is set when the run reaches its end; reading the progress, not
+            // the cursor, keeps an answered quiz of the explanation in place while the
+            // reader steps on.)
+            let open = learn
+                .progress
+                .with(|p| p.answer_of(id).is_some() || p.has_watched(id))
+                || matches!(learn.ask.get(), Ask::Answered(_));
+            let ex = if open {
+                learn.part(id, "ex").unwrap_or_default()
+            } else {
+                format!(
+                    "<p class=\"muted\" data-testid=\"about-later\">{}</p>",
+                    ui.about_later
+                )
+            };
             format!(
                 "<h3>{}</h3><div class=\"prose-wrap\">{ex}</div>",
                 ui.about_scenario
@@ -482,6 +567,9 @@ pub fn LessonPart(part: Part) -> impl IntoView {
 /// A question of a fragment's `q` part.
 struct Question<'a> {
     prompt: &'a str,
+    /// A fix-it question: no answers (the reader flips the lab's switches), and
+    /// `correct` is the size of the smallest set of defences that holds.
+    fix: bool,
     correct: usize,
     explain: &'a str,
     answers: Vec<&'a str>,
@@ -490,9 +578,13 @@ struct Question<'a> {
 impl Question<'_> {
     fn parse(q: &str) -> Option<Question<'_>> {
         let mut lines = q.lines();
+        let prompt = lines.next()?;
+        let second = lines.next()?;
+        let size = second.strip_prefix(fragment::FIX);
         Some(Question {
-            prompt: lines.next()?,
-            correct: lines.next()?.parse().ok()?,
+            prompt,
+            fix: size.is_some(),
+            correct: size.unwrap_or(second).parse().ok()?,
             explain: lines.next()?,
             answers: lines.collect(),
         })
@@ -500,9 +592,11 @@ impl Question<'_> {
 }
 
 /// The question as a form: radio answers (keyboard-native), Check and Continue;
-/// after an answer (`answered`), the answers marked right and wrong and the explanation.
+/// after an answer (`answered`), the answers marked right and wrong and the
+/// explanation. A fix-it question has no answers of its own: the reader flips the
+/// lab's switches, and `fix` is what the core's run of them showed (right, in words).
 /// The fragment's text is markup already (escaped at build time).
-pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
+pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, String)>) -> String {
     let Some(q) = Question::parse(q) else {
         return String::new();
     };
@@ -510,7 +604,11 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
     h.push_str(
         "<form class=\"predict\" data-testid=\"predict\" data-act=\"check\"><fieldset><legend>",
     );
-    h.push_str(ui.predict_title);
+    h.push_str(if q.fix {
+        ui.fix_title
+    } else {
+        ui.predict_title
+    });
     h.push_str("</legend><p class=\"predict__prompt\">");
     h.push_str(q.prompt);
     h.push_str("</p>");
@@ -544,13 +642,16 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>) -> String {
         h.push_str("<p class=\"predict__hint\" data-testid=\"predict-hint\" role=\"status\"></p>");
     }
     if let Some(c) = answered {
-        let verdict = if c == q.correct {
-            ui.correct
-        } else {
-            ui.not_quite
+        let (right, ran) = match fix {
+            Some((right, ran)) => (
+                right,
+                format!(" <span data-testid=\"fix-run\">{ran}</span></p><p>"),
+            ),
+            None => (c == q.correct, " ".to_string()),
         };
+        let verdict = if right { ui.correct } else { ui.not_quite };
         h.push_str(&format!(
-            "<p class=\"verdict\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong> {}</p>",
+            "<p class=\"verdict\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong>{ran}{}</p>",
             q.explain
         ));
     }
@@ -646,15 +747,15 @@ mod tests {
         let text = fragment::render_scenario(Lang::En, "naive-post");
         let q = part_of(&text, "q").unwrap();
         let ui = ui(Lang::En);
-        let asking = predict(ui, q, None);
+        let asking = predict(ui, q, None, None);
         assert_eq!(asking.matches("type=\"radio\"").count(), 4);
         assert!(asking.contains("predict-check") && !asking.contains("predict-verdict"));
-        let wrong = predict(ui, q, Some(0));
+        let wrong = predict(ui, q, Some(0), None);
         assert!(wrong.contains("<strong>Not quite.</strong>"));
         assert!(wrong.contains("answer wrong") && wrong.contains("answer right"));
         assert!(!wrong.contains("predict-check"));
-        assert!(predict(ui, q, Some(1)).contains("<strong>Correct.</strong>"));
-        assert_eq!(predict(ui, "garbage", None), "");
+        assert!(predict(ui, q, Some(1), None).contains("<strong>Correct.</strong>"));
+        assert_eq!(predict(ui, "garbage", None, None), "");
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub fn StatePane(
 #[component]
 pub fn Sequence() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    let future = lab.future;
+    // A new diagram (another scenario, another language) starts without the future,
+    // as its switch in the playback bar does (both are built with the lab's grid).
+    future.set(false);
     let ui = lab.ui();
     let markup = move || {
         let k = lab.cursor.get();
@@ -80,6 +84,7 @@ pub fn Sequence() -> impl IntoView {
                 &r.scenario.nodes(),
                 k,
                 lane_width(lab.tall.get(), r.scenario.nodes().len()),
+                future.get(),
             )
         })
     };

@@ -33,6 +33,9 @@ pub struct Lab {
     pub parallel_n: RwSignal<u32>,
     /// Portrait layout for narrow screens.
     pub tall: RwSignal<bool>,
+    /// The sequence diagram also draws the steps to come (off by default: it would
+    /// give the run's outcome away).
+    pub future: RwSignal<bool>,
     pub embed: bool,
     pub reduced_motion: bool,
     /// The world after the current step, and after the one before.
@@ -114,6 +117,7 @@ impl Lab {
             notices: RwSignal::new(start.notices),
             parallel_n: RwSignal::new(3),
             tall: RwSignal::new(start.tall),
+            future: RwSignal::new(false),
             embed: start.embed,
             reduced_motion: start.reduced_motion,
             world,
