@@ -80,6 +80,7 @@ describe('the lab front and centre (release build)', { timeout: 300_000 }, () =>
 
   test('a sequence-diagram arrow jumps to its step from the keyboard', async () => {
     await env.withLab('?lang=en&scenario=naive-post', async (lab) => {
+      await lab.byId('show-future').check(); // at step 0 nothing has been sent yet
       const arrow = lab.byId('seq-arrow').nth(3);
       const step = Number(await arrow.getAttribute('data-step'));
       await arrow.focus();

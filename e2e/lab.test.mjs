@@ -588,6 +588,8 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
 
   test('clicking the middle of any sequence arrow jumps to the step that sent it', async () => {
     await withLab(q({ scenario: 'idempotency-key' }), async (lab) => {
+      await lab.byId('show-future').check(); // at step 0 nothing has been sent yet
+      await lab.page.waitForFunction(() => document.querySelectorAll('[data-testid="seq-arrow"]').length > 10);
       const arrows = await lab.seqArrowMiddles();
       assert.ok(arrows.length > 10, 'the diagram has an arrow per message');
       const covered = arrows

@@ -1,0 +1,156 @@
+// Issue 12 in headless Chromium against the release build: the lab gives nothing away
+// before the reader has thought (no future arrows, no explanation, no outcome in the
+// picker at step 0 of every scenario; "show the future" on request), and every kind of
+// question — predict, fix it, transfer, numbers — is answered with the keyboard in both
+// languages; a fix-it answer is judged by running the reader's choice.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { releaseBuildHarness } from './lab-page.mjs';
+
+const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
+
+const SCENARIOS = [
+  'naive-post', 'idempotency-key', 'conditional-update', 'counter-increment', 'concurrent-duplicates',
+  'in-memory-store', 'key-reuse-different-body', 'ttl-expiry', 'crash-after-charge',
+  'transaction-is-not-idempotency', 'consumer-redelivery', 'new-key-per-retry', 'status-transition',
+];
+
+/** What a run's end would give away, per language: outcome words that must not be on screen at step 0. */
+const OUTCOME = {
+  en: /\$200|charged (again|twice|once)|double charge|replayed from the store|pays \$200/i,
+  ru: /\$200|списыва\S* (дважды|снова|ещё раз)|двойное списание|платит \$200/i,
+};
+
+describe('no spoilers, and questions that test understanding (release build, strict CSP)', { timeout: 300_000 }, () => {
+  const env = releaseBuildHarness();
+  const withLesson = (query, fn, options = {}) =>
+    env.withLab(
+      query,
+      async (lab) => {
+        await lab.byId('prose-before').locator('section').first().waitFor();
+        await fn(lab);
+      },
+      { progress: null, ...options },
+    );
+
+  test('at step 0 of every scenario nothing of the run is shown: no arrows, no explanation, no outcome', async () => {
+    for (const lang of ['en', 'ru']) {
+      await withLesson(q({ lang, scenario: 'naive-post' }), async (lab) => {
+        for (const id of SCENARIOS) {
+          if (id !== 'naive-post') await lab.pickScenario(id);
+          await lab.waitForStep(0);
+          await lab.byId('about-later').waitFor();
+          assert.equal(await lab.byId('seq-arrow').count(), 0, `${lang} ${id}: no arrow of the future`);
+          assert.equal(await lab.page.locator('.sequence .seq__mark').count(), 0, `${lang} ${id}: no mark of the future`);
+          assert.equal(await lab.byId('predict-verdict').count(), 0, `${lang} ${id}: no verdict`);
+          const lab_text = await lab.page.locator('#lab').innerText();
+          assert.doesNotMatch(lab_text, OUTCOME[lang], `${lang} ${id}: the lab states no outcome at step 0`);
+          const picker = await lab.byId('scenario-picker').locator('option').allTextContents();
+          assert.doesNotMatch(picker.join(' '), OUTCOME[lang], `${lang}: the picker states no outcome`);
+        }
+      });
+    }
+  });
+
+  test('"show the future" draws the rest of the run, by keyboard; the explanation opens at the end', async () => {
+    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+      await lab.byId('about-later').waitFor();
+      assert.equal(await lab.byId('seq-arrow').count(), 0);
+      await lab.byId('show-future').focus();
+      await lab.page.keyboard.press('Space');
+      await lab.page.waitForFunction(() => document.querySelectorAll('[data-testid=seq-arrow]').length > 10);
+      assert.ok((await lab.page.locator('[data-testid=seq-arrow].lost').count()) >= 1, 'the lost response is drawn');
+      await lab.page.keyboard.press('Space');
+      await lab.page.waitForFunction(() => document.querySelectorAll('[data-testid=seq-arrow]').length === 0);
+      // Two steps in: only what has been sent so far; the lost response is not yet known.
+      await lab.stepForward();
+      await lab.stepForward();
+      const arrows = await lab.byId('seq-arrow').count();
+      assert.ok(arrows >= 1 && arrows <= 2, `only the messages sent so far: ${arrows}`);
+      assert.equal(await lab.page.locator('[data-testid=seq-arrow].lost').count(), 0);
+      await lab.toEnd();
+      await lab.byId('about').locator('h3 + .prose-wrap p').first().waitFor();
+      assert.equal(await lab.byId('about-later').count(), 0, 'at the end the explanation is open');
+      assert.match(await lab.byId('about').innerText(), /\$200/);
+    }, { progress: 'p=0' });
+  });
+
+  for (const [lang, right, wrong] of [['en', /^Correct\./, /^Not quite\./], ['ru', /^Верно\./, /^Не совсем\./]]) {
+    test(`${lang}: a predict question, by keyboard, opens the explanation once answered`, async () => {
+      await withLesson(q({ lang, scenario: 'conditional-update', step: 'decisive' }), async (lab) => {
+        await lab.byId('predict').waitFor();
+        await lab.byId('about-later').waitFor();
+        await lab.byId('predict').locator('input').first().focus();
+        for (let i = 0; i < 3; i++) await lab.page.keyboard.press('ArrowDown'); // the fourth answer
+        await lab.tabTo('predict-check');
+        await lab.page.keyboard.press('Enter');
+        assert.match(await lab.byId('predict-verdict').innerText(), right);
+        await lab.byId('about').locator('h3 + .prose-wrap p').first().waitFor();
+        assert.equal(await lab.byId('about-later').count(), 0);
+      });
+    });
+
+    test(`${lang}: fix it, by keyboard — the lab runs the reader's switches, and a wrong choice shows where it breaks`, async () => {
+      // The smallest set: the key row in the ledger's transaction.
+      await withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
+        await lab.toEnd();
+        await lab.byId('predict').waitFor();
+        assert.equal(await lab.byId('predict').locator('input').count(), 0, 'the answer is the lab\'s own switches');
+        await lab.byId('toggle-same-transaction').focus();
+        await lab.page.keyboard.press('Space');
+        await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('on') === 'same-transaction');
+        await lab.tabTo('predict-check', { backwards: true }); // the question sits above the switches
+        await lab.page.keyboard.press('Enter');
+        assert.match(await lab.byId('predict-verdict').innerText(), right);
+        assert.match(await lab.text('fix-run'), lang === 'en' ? /every invariant holds/ : /все инварианты держатся/);
+        await lab.toEnd();
+        assert.equal(await lab.invariantStatus(), 'holds', 'the lab, running the same choice, agrees');
+      });
+      // The key to the processor alone: the run breaks the ledger, and the lab shows it.
+      await withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
+        await lab.toEnd();
+        await lab.byId('predict').waitFor();
+        await lab.byId('toggle-key-to-processor').focus();
+        await lab.page.keyboard.press('Space');
+        await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('on') === 'key-to-processor');
+        await lab.tabTo('predict-check', { backwards: true });
+        await lab.page.keyboard.press('Enter');
+        assert.match(await lab.byId('predict-verdict').innerText(), wrong);
+        const ran = await lab.text('fix-run');
+        const step = Number((lang === 'en' ? /breaks at step (\d+)/ : /на шаге (\d+)/).exec(ran)?.[1]);
+        assert.ok(step > 0, ran);
+        await lab.byId('predict-continue').click();
+        await lab.toEnd();
+        assert.equal(await lab.invariantStatus(), 'violated', 'the lab, running the same choice, agrees');
+      });
+    });
+
+    test(`${lang}: the transfer and numbers questions, in the explanations, by keyboard`, async () => {
+      for (const [scenario, kind, rightValue] of [
+        ['status-transition', 'transfer', 1],
+        ['key-reuse-different-body', 'transfer', 1],
+        ['ttl-expiry', 'numbers', 2],
+      ]) {
+        await withLesson(q({ lang, scenario }), async (lab) => {
+          await lab.toEnd(); // the explanation, and its question, open at the end of the run
+          const quiz = lab.byId(`quiz-${kind}`);
+          await quiz.waitFor();
+          await quiz.scrollIntoViewIfNeeded();
+          assert.equal(await quiz.locator('.verdict').isVisible(), false, `${scenario}: the explanation waits`);
+          await quiz.locator('input').nth(rightValue).focus();
+          await lab.page.keyboard.press('Space');
+          await lab.page.keyboard.press('Tab');
+          await lab.page.keyboard.press('Enter');
+          await quiz.locator('.verdict').waitFor({ state: 'visible' });
+          assert.match(await quiz.locator('.verdict').innerText(), right, scenario);
+          assert.equal(await quiz.locator('[data-right] input').getAttribute('value'), String(rightValue));
+          // Another answer: the verdict follows it.
+          await quiz.locator('input').first().check();
+          assert.match(await quiz.locator('.verdict').innerText(), wrong, scenario);
+        });
+      }
+    });
+  }
+});
