@@ -130,7 +130,7 @@ describe('no spoilers, and questions that test understanding (release build, str
     test(`${lang}: the transfer and numbers questions, in the explanations, by keyboard`, async () => {
       for (const [scenario, kind, rightValue] of [
         ['status-transition', 'transfer', 1],
-        ['key-reuse-different-body', 'transfer', 1],
+        ['new-key-per-retry', 'transfer', 1],
         ['ttl-expiry', 'numbers', 2],
       ]) {
         await withLesson(q({ lang, scenario }), async (lab) => {

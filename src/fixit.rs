@@ -1,6 +1,6 @@
 //! "Fix it": the reader switches on some of a scenario's defences, and the core runs
-//! the scenario with exactly those to its end ([`broken`]): the verdict is what the
-//! run shows, never a stored answer. How small the smallest set that holds is comes
+//! the scenario with exactly those to its end (the lab's own run, [`first_break`];
+//! [`broken`] on the host): the verdict is what the run shows, never a stored answer. How small the smallest set that holds is comes
 //! with the question; [`judge`] finds every smallest set by running every subset (a
 //! scenario offers at most three defences: eight runs), and the lesson's tests check
 //! the question against it.
@@ -24,7 +24,16 @@ pub fn broken(s: &Scenario, seed: u64, on: &[Toggle]) -> Option<(Invariant, usiz
     let toggles = defences(s)
         .into_iter()
         .fold(s.default_toggles(), |acc, t| acc.with(t, on.contains(&t)));
-    let run = Run::new(s.clone(), Config::defaults(s, seed).with_toggles(toggles));
+    first_break(&Run::new(
+        s.clone(),
+        Config::defaults(s, seed).with_toggles(toggles),
+    ))
+}
+
+/// The first invariant that breaks in `run`, and the step it breaks at. The lab
+/// judges a fix-it answer by this on its own run, which already has the reader's
+/// switches.
+pub fn first_break(run: &Run) -> Option<(Invariant, usize)> {
     run.trace.iter().find_map(|r| {
         r.happenings.iter().find_map(|h| match h {
             Happening::Invariant { inv, holds: false } => Some((*inv, r.index)),

@@ -862,18 +862,15 @@ pub fn sequence(
     lane_w: f64,
     future: bool,
 ) -> String {
-    let (mut arrows, mut marks) = seqdiag::build(trace);
-    if !future {
-        arrows.retain(|a| a.sent <= cursor);
-        marks.retain(|m| m.step <= cursor);
-        for a in &mut arrows {
-            if a.end.is_some_and(|e| e > cursor) {
-                a.end = None;
-                a.lost = false;
-            }
-        }
-    }
-    let rows = if future { trace.len() } else { cursor };
+    // Unless the future is asked for, the diagram is read off the steps taken so far:
+    // a message still in flight at the cursor has no end yet, and no fate.
+    let shown = if future {
+        trace
+    } else {
+        &trace[..cursor.min(trace.len())]
+    };
+    let (arrows, marks) = seqdiag::build(shown);
+    let rows = shown.len();
     let lane = |n: NodeId| {
         nodes
             .iter()

@@ -453,19 +453,6 @@ pub static LESSON: Lesson = Lesson {
                 P("Without a fingerprint the API sees only the key. It finds K1 and replays the stored response: 201, $100, `pay_1`. The client believes $150 was paid. Nothing fails; the answer is just silently wrong."),
                 P("With a fingerprint the API stores the SHA-256 of the canonical request body next to the key. The second request's hash differs, so the API answers 422 Unprocessable Content: this key belongs to another request."),
                 Note("Stripe compares a retry's parameters with the original's and returns an error if they differ; the IETF draft recommends 422 for this case."),
-                Quiz(&Question {
-                    kind: Transfer,
-                    scenario: "key-reuse-different-body",
-                    prompt: "A client sends a payment with an idempotency key. After which answers should it retry with the same key?",
-                    answers: &[
-                        "Only after a 5xx.",
-                        "After a timeout, a 5xx or a 409, later and with backoff; never after a 400 or a 422.",
-                        "After any error, 400 and 422 included, until one succeeds.",
-                        "Never: once a key has been sent, a retry is a duplicate.",
-                    ],
-                    correct: 1,
-                    explain: "A timeout and a 5xx leave the outcome unknown, and the key makes asking again safe; a 409 means the first request is still running, so wait and ask again. A 400 (no key) or a 422 (the key belongs to another payload) will come back the same however often the request is repeated: fix the request instead. Retrying only on 5xx misses timeouts and 409s; never retrying throws away what the key is for.",
-                }),
             ],
             code: &[
                 "POST /charges {amount: 150}  Idempotency-Key: K1",
@@ -575,6 +562,19 @@ pub static LESSON: Lesson = Lesson {
                 P("The key must name the operation, not the attempt. This client generates a new UUID inside its retry loop."),
                 P("The first attempt succeeds with key K1, and the response is lost. The retry carries K2. The API looks up K2, misses and charges again. Deduplication is in place and never fires."),
                 P("Generate the key once, when the user taps Pay, store it with the pending payment, and reuse it on every retry — even after the app restarts."),
+                Quiz(&Question {
+                    kind: Transfer,
+                    scenario: "new-key-per-retry",
+                    prompt: "A client sends a payment with an idempotency key. After which answers should it retry with the same key?",
+                    answers: &[
+                        "Only after a 5xx.",
+                        "After a timeout, a 5xx or a 409, later and with backoff; never after a 400 or a 422.",
+                        "After any error, 400 and 422 included, until one succeeds.",
+                        "Never: once a key has been sent, a retry is a duplicate.",
+                    ],
+                    correct: 1,
+                    explain: "A timeout and a 5xx leave the outcome unknown, and the key makes asking again safe; a 409 means the first request is still running, so wait and ask again. A 400 (no key) or a 422 (the key belongs to another payload) will come back the same however often the request is repeated: fix the request instead. Retrying only on 5xx misses timeouts and 409s; never retrying throws away what the key is for.",
+                }),
             ],
             code: &[
                 "key = uuid4()   // right: once per payment, before the first attempt",
@@ -603,7 +603,7 @@ pub static LESSON: Lesson = Lesson {
                     prompt: "Which of these handlers is idempotent as written?",
                     answers: &[
                         "`PUT /users/42` that replaces the profile and emails “your profile has changed”.",
-                        "`POST /orders/42/pay` that runs `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'` and charges only if one row changed.",
+                        "`POST /orders/42/pay` that runs `UPDATE … WHERE id = 42 AND status = 'NEW'` and charges only if one row changed.",
                         "`POST /likes` that runs `INSERT INTO like_ops … ON CONFLICT DO NOTHING` on a table with no unique index.",
                         "A `@Transactional` `POST /charges` that writes the ledger row and charges in one transaction.",
                     ],

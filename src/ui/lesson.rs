@@ -23,7 +23,6 @@ use crate::lesson::fragment::{self, part_of};
 use crate::lesson::{codemap, names, Lang, Ui, SCENARIO_IDS};
 use crate::narrate::fill;
 use crate::progress::{Progress, STORAGE_KEY};
-use idem_sim::Toggle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
@@ -436,31 +435,24 @@ fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
     focus_later("[data-act=continue]");
 }
 
-/// Runs the defences in `mask` (a bit per defence the scenario offers) through the
-/// core: right if every invariant holds and no more defences are on than the
-/// smallest set that holds (`smallest`, which a test finds by running every set).
-/// Also says what the run showed.
+/// Judges the defences in `mask` (a bit per defence the scenario offers, on in the
+/// lab, whose run the core has computed with them): right if every invariant holds
+/// to the end and no more defences are on than the smallest set that holds
+/// (`smallest`, which a test finds by running every set). Also says what the run showed.
 fn fix_verdict(lab: Lab, mask: usize, smallest: usize) -> (bool, String) {
     let ui = lab.ui();
-    let chosen: Vec<Toggle> = lab.run.with_untracked(|r| {
-        let defs = fixit::defences(&r.scenario);
-        (0..defs.len())
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| defs[i])
-            .collect()
-    });
-    let broken = lab
-        .run
-        .with_untracked(|r| fixit::broken(&r.scenario, lab.seed, &chosen));
+    let chosen = mask.count_ones() as usize;
+    // The lab's run has the reader's switches: it is the run of their choice.
+    let broken = lab.run.with_untracked(fixit::first_break);
     let ran = match broken {
         Some((inv, step)) => fill(
             ui.fix_breaks,
             &[crate::narrate::invariant_name(ui, inv), &step.to_string()],
         ),
-        None if chosen.len() > smallest => fill(ui.fix_fewer, &[&smallest.to_string()]),
+        None if chosen > smallest => fill(ui.fix_fewer, &[&smallest.to_string()]),
         None => ui.fix_holds.to_string(),
     };
-    (broken.is_none() && chosen.len() <= smallest, ran)
+    (broken.is_none() && chosen <= smallest, ran)
 }
 
 /// Recomputes the ADR calculator after an edit of one of its inputs.
