@@ -234,8 +234,12 @@ pub fn playback(ui: &Ui) -> String {
             ("aria-label", ui.timeline),
         ],
     );
-    // The sequence diagram shows only what has happened, unless the reader asks.
-    h.open("label", &[("class", "switch")]);
+    // The sequence diagram shows only what has happened, unless the reader asks: the
+    // switch shares the keyboard hint's line, so the controls below do not move.
+    h.open("p", &[("class", "hint muted")])
+        .text(ui.keyboard_hint)
+        .text(" · ");
+    h.open("label", &[]);
     h.open(
         "input",
         &[
@@ -244,8 +248,7 @@ pub fn playback(ui: &Ui) -> String {
             ("data-testid", "show-future"),
         ],
     );
-    h.el("span", &[], ui.show_future).close("label");
-    h.el("p", &[("class", "hint muted")], ui.keyboard_hint);
+    h.text(ui.show_future).close("label").close("p");
     h.finish()
 }
 
