@@ -322,7 +322,7 @@ impl World {
                         Some(msg) => hash_msg(msg, &mut m),
                         None => m.write_u8(0xFF),
                     }
-                    in_flight = in_flight.wrapping_add(m.finish());
+                    in_flight = in_flight.wrapping_add(mix(m.finish()));
                 }
                 ev => {
                     at.hash(h);
@@ -1039,4 +1039,12 @@ fn message(m: &Msg) -> String {
         Fate::Lost(_) => " (lost)",
     };
     format!("{} → {}: {}{lost}", m.from, m.to, m.payload.label())
+}
+
+/// A strong 64-bit finaliser (splitmix64's): FxHash is linear enough that sums
+/// of raw message hashes collide for different multisets.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
