@@ -5,23 +5,15 @@
 //! scenario offers at most three defences: eight runs), and the lesson's tests check
 //! the question against it.
 
-use idem_sim::scenario::{Scenario, Toggle, ToggleKind};
+use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::trace::Happening;
 use idem_sim::{Config, Invariant, Run};
-
-/// The defences a scenario offers, in its order (bugs and variants are not choices).
-pub fn defences(s: &Scenario) -> Vec<Toggle> {
-    s.toggles
-        .iter()
-        .map(|(t, _)| *t)
-        .filter(|t| t.kind() == ToggleKind::Defence)
-        .collect()
-}
 
 /// The first invariant that breaks when `s` runs to its end with exactly the
 /// defences in `on` (bugs and variants as by default), and the step it breaks at.
 pub fn broken(s: &Scenario, seed: u64, on: &[Toggle]) -> Option<(Invariant, usize)> {
-    let toggles = defences(s)
+    let toggles = s
+        .defences()
         .into_iter()
         .fold(s.default_toggles(), |acc, t| acc.with(t, on.contains(&t)));
     first_break(&Run::new(
@@ -64,7 +56,7 @@ impl Verdict {
 
 /// Runs the reader's choice, and every subset of the scenario's defences.
 pub fn judge(s: &Scenario, seed: u64, choice: &[Toggle]) -> Verdict {
-    let all = defences(s);
+    let all = s.defences();
     let mut smallest: Vec<Vec<Toggle>> = Vec::new();
     for mask in 0..1u32 << all.len() {
         let set: Vec<Toggle> = (0..all.len())
@@ -120,9 +112,9 @@ mod tests {
     fn only_defences_are_offered() {
         let s = by_id("crash-after-charge");
         assert_eq!(
-            defences(&s),
+            s.defences(),
             [Toggle::SameTransaction, Toggle::KeyToProcessor]
         );
-        assert!(defences(&by_id("naive-post")).is_empty());
+        assert!(by_id("naive-post").defences().is_empty());
     }
 }

@@ -397,6 +397,16 @@ const USER: i64 = 42;
 pub const USER_ID: i64 = USER;
 
 impl Scenario {
+    /// The defences this scenario offers, in its order (bugs and variants are not
+    /// defences): what the truth table combines and what a "fix it" answer picks from.
+    pub fn defences(&self) -> Vec<Toggle> {
+        self.toggles
+            .iter()
+            .map(|(t, _)| *t)
+            .filter(|t| t.kind() == ToggleKind::Defence)
+            .collect()
+    }
+
     /// The toggles on by default.
     pub fn default_toggles(&self) -> Toggles {
         let on: Vec<Toggle> = self

@@ -17,7 +17,7 @@
 
 use crate::explore::{to_commands, Bound, Choice, Losable, Report, Search};
 use crate::invariant::Expect;
-use crate::scenario::{Scenario, Toggle, ToggleKind, Toggles};
+use crate::scenario::{Scenario, Toggles};
 use crate::world::{Command, Config, World};
 use crate::Millis;
 use std::sync::Arc;
@@ -65,19 +65,10 @@ pub const PAST_TTL: Millis = Millis::hours(25);
 /// same millisecond, with its one fault. Under a second each in the browser.
 pub const CELL_STATES: usize = 200_000;
 
-/// The scenario's defence toggles, in the scenario's order.
-pub fn defences(s: &Scenario) -> Vec<Toggle> {
-    s.toggles
-        .iter()
-        .map(|(t, _)| *t)
-        .filter(|t| t.kind() == ToggleKind::Defence)
-        .collect()
-}
-
 /// Every combination of the defences, from none to all (bit i of the index:
 /// defence i is on); bugs and variants keep their defaults.
 pub fn configurations(s: &Scenario) -> Vec<Toggles> {
-    let ds = defences(s);
+    let ds = s.defences();
     let base = s.default_toggles();
     (0..1u32 << ds.len())
         .map(|mask| {

@@ -15,7 +15,8 @@ fn scenario(id: &str) -> Scenario {
 
 /// The verdict of one cell, and its counterexample replayed in a run.
 fn check(s: &Scenario, on: &[Toggle], fault: Fault) -> Option<Run> {
-    let toggles = truth::defences(s)
+    let toggles = s
+        .defences()
         .into_iter()
         .fold(s.default_toggles(), |acc, t| acc.with(t, on.contains(&t)));
     let cell = Cell { toggles, fault };
@@ -57,14 +58,15 @@ fn crash_after_charge_redis_after_commit_breaks_under_a_crash() {
 #[test]
 fn crash_after_charge_fully_defended_holds_under_a_crash() {
     let s = scenario("crash-after-charge");
-    let all = truth::defences(&s);
+    let all = s.defences();
     assert!(check(&s, &all, Fault::Crash).is_none());
 }
 
 #[test]
 fn idempotency_key_with_defaults_never_charges_twice() {
     let s = scenario("idempotency-key");
-    let defaults: Vec<Toggle> = truth::defences(&s)
+    let defaults: Vec<Toggle> = s
+        .defences()
         .into_iter()
         .filter(|t| s.default_toggles().has(*t))
         .collect();

@@ -420,7 +420,7 @@ fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
     let id = lab.scenario.get_untracked();
     let on = lab.toggles.get_untracked();
     let mask = lab.run.with_untracked(|r| {
-        let defs = fixit::defences(&r.scenario);
+        let defs = r.scenario.defences();
         (0..defs.len())
             .filter(|i| on.has(defs[*i]))
             .fold(0, |m, i| m | 1 << i)
