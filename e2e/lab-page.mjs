@@ -37,6 +37,16 @@ export function releaseBuildHarness() {
       await lab.close();
     }
   };
+  /** The lab with predict-then-reveal on (the reader's default) unless `progress` says otherwise, once the prose is there. */
+  env.withLesson = (query, fn, options = {}) =>
+    env.withLab(
+      query,
+      async (lab) => {
+        await lab.byId('prose-before').locator('section').first().waitFor();
+        await fn(lab);
+      },
+      { progress: null, ...options },
+    );
   return env;
 }
 

@@ -24,17 +24,6 @@ const AS_IS =
 describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   const env = releaseBuildHarness();
 
-  /** The lab with predict-then-reveal on (the reader's default) unless `progress` says otherwise, once the prose is there. */
-  const withLesson = (query, fn, options = {}) =>
-    env.withLab(
-      query,
-      async (lab) => {
-        await lab.byId('prose-before').locator('section').first().waitFor();
-        await fn(lab);
-      },
-      { progress: null, ...options },
-    );
-
   /**
    * Visible text blocks of the page, each with its own text minus code (code and
    * identifiers are the same in both languages).
@@ -53,7 +42,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
     );
 
   test('Russian mode is Russian in every block of text; English mode has no Cyrillic at all', async () => {
-    await withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
+    await env.withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
       await lab.byId('about').locator('p').first().waitFor();
       const untranslated = (await textBlocks(lab.page))
         .filter((b) => /[A-Za-z]{3,}/.test(b.text.replace(/\d+/g, ' ').replace(AS_IS, '')) && !CYRILLIC.test(b.text))
@@ -75,7 +64,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
 
   test('the prose fits its column at 360 and 1440 px: tables wrap, nothing scrolls sideways', async () => {
     for (const viewport of [{ width: 360, height: 740 }, { width: 1440, height: 900 }]) {
-      await withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
+      await env.withLesson(q({ lang: 'ru', scenario: 'idempotency-key' }), async (lab) => {
         const tables = await lab.page.evaluate(() =>
           [...document.querySelectorAll('section.prose .table')].map((box) => ({
             id: box.closest('section').id,
@@ -95,7 +84,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('predict, then reveal: the question pauses the run and is answered with the keyboard', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'naive-post', speed: '4' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'naive-post', speed: '4' }), async (lab) => {
       assert.equal(await lab.focusBody(), true);
       await lab.page.keyboard.press('Space');
       const form = lab.byId('predict');
@@ -141,7 +130,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('reading the prose, Space scrolls the page and leaves the lab alone', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
       await lab.page.evaluate(() => window.scrollTo(0, 0));
       await lab.page.locator('body').click({ position: { x: 5, y: 5 } });
       await lab.page.keyboard.press('Space');
@@ -152,7 +141,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('a control keeps its state when the lab is built anew for another scenario', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
       await lab.byId('parallel-n').fill('7');
       await lab.byId('parallel-n').press('Tab');
       await lab.page.waitForFunction(() => /7/.test(document.querySelector('[data-testid=btn-parallel-retries]').textContent));
@@ -163,7 +152,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('a wrong answer is shown against the right one; the switch turns the questions off', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'idempotency-key', step: 'decisive' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'idempotency-key', step: 'decisive' }), async (lab) => {
       const form = lab.byId('predict');
       await form.waitFor();
       await form.locator('input[value="0"]').check();
@@ -186,7 +175,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('progress survives a reload, and one click clears it', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'counter-increment', step: 'decisive' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'counter-increment', step: 'decisive' }), async (lab) => {
       await lab.byId('predict').locator('input[value="0"]').check();
       await lab.byId('predict-check').click();
       await lab.toEnd();
@@ -215,7 +204,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('the ADR calculator: 10K RPS for 24 h is 864 million keys, 86.4 GB; it recomputes on input', async () => {
-    await withLesson(q({ lang: 'en' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en' }), async (lab) => {
       const calc = lab.page.locator('form[data-calc]');
       const out = (name) => calc.locator(`output[name=${name}]`).textContent();
       assert.equal(await out('keys'), '864\u00a0million');
@@ -238,7 +227,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
 
   test('the calculator shows every input whole at 360 and 1440 px', async () => {
     for (const viewport of [{ width: 360, height: 740 }, { width: 1440, height: 900 }]) {
-      await withLesson(q({ lang: 'ru' }), async (lab) => {
+      await env.withLesson(q({ lang: 'ru' }), async (lab) => {
         const calc = lab.page.locator('form[data-calc]');
         await calc.locator('input[name=rps]').fill('1000000000');
         const clipped = await calc.locator('input').evaluateAll((inputs) =>
@@ -252,19 +241,19 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   test('a link with scenario, step or cmd opens scrolled to the lab; a plain one at the top', async () => {
     const labTop = (lab) => lab.page.evaluate(() => Math.round(document.getElementById('lab').getBoundingClientRect().top));
     for (const params of [{ scenario: 'ttl-expiry' }, { step: '3' }, { cmd: '0:ack' }]) {
-      await withLesson(q({ lang: 'en', ...params }), async (lab) => {
+      await env.withLesson(q({ lang: 'en', ...params }), async (lab) => {
         await lab.page.waitForFunction(() => Math.abs(document.getElementById('lab').getBoundingClientRect().top) < 2);
         assert.ok(Math.abs(await labTop(lab)) < 2, `${JSON.stringify(params)}: the lab is at the top of the screen`);
       });
     }
-    await withLesson(q({ lang: 'en' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en' }), async (lab) => {
       assert.equal(await lab.page.evaluate(() => window.scrollY), 0, 'a link without them opens at the top');
       assert.ok((await labTop(lab)) > 900, 'the lab is below the intro');
     });
   });
 
   test('a pitfall link opens its scenario at the decisive step; the code pane follows the steps', async () => {
-    await withLesson(q({ lang: 'en' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en' }), async (lab) => {
       await lab.page.locator('#anti-patterns a[data-scenario="counter-increment"]').first().click();
       await lab.page.waitForFunction(() => new URL(location.href).searchParams.get('scenario') === 'counter-increment');
       await lab.byId('predict').waitFor();

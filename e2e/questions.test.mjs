@@ -25,19 +25,10 @@ const OUTCOME = {
 
 describe('no spoilers, and questions that test understanding (release build, strict CSP)', { timeout: 300_000 }, () => {
   const env = releaseBuildHarness();
-  const withLesson = (query, fn, options = {}) =>
-    env.withLab(
-      query,
-      async (lab) => {
-        await lab.byId('prose-before').locator('section').first().waitFor();
-        await fn(lab);
-      },
-      { progress: null, ...options },
-    );
 
   test('at step 0 of every scenario nothing of the run is shown: no arrows, no explanation, no outcome', async () => {
     for (const lang of ['en', 'ru']) {
-      await withLesson(q({ lang, scenario: 'naive-post' }), async (lab) => {
+      await env.withLesson(q({ lang, scenario: 'naive-post' }), async (lab) => {
         for (const id of SCENARIOS) {
           if (id !== 'naive-post') await lab.pickScenario(id);
           await lab.waitForStep(0);
@@ -55,7 +46,7 @@ describe('no spoilers, and questions that test understanding (release build, str
   });
 
   test('"show the future" draws the rest of the run, by keyboard; the explanation opens at the end', async () => {
-    await withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
+    await env.withLesson(q({ lang: 'en', scenario: 'naive-post' }), async (lab) => {
       await lab.byId('about-later').waitFor();
       assert.equal(await lab.byId('seq-arrow').count(), 0);
       await lab.byId('show-future').focus();
@@ -79,7 +70,7 @@ describe('no spoilers, and questions that test understanding (release build, str
 
   for (const [lang, right, wrong] of [['en', /^Correct\./, /^Not quite\./], ['ru', /^Верно\./, /^Не совсем\./]]) {
     test(`${lang}: a predict question, by keyboard, opens the explanation once answered`, async () => {
-      await withLesson(q({ lang, scenario: 'conditional-update', step: 'decisive' }), async (lab) => {
+      await env.withLesson(q({ lang, scenario: 'conditional-update', step: 'decisive' }), async (lab) => {
         await lab.byId('predict').waitFor();
         await lab.byId('about-later').waitFor();
         await lab.byId('predict').locator('input').first().focus();
@@ -94,7 +85,7 @@ describe('no spoilers, and questions that test understanding (release build, str
 
     test(`${lang}: fix it, by keyboard — the lab runs the reader's switches, and a wrong choice shows where it breaks`, async () => {
       // The smallest set: the key row in the ledger's transaction.
-      await withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
+      await env.withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
         await lab.toEnd();
         await lab.byId('predict').waitFor();
         assert.equal(await lab.byId('predict').locator('input').count(), 0, 'the answer is the lab\'s own switches');
@@ -109,7 +100,7 @@ describe('no spoilers, and questions that test understanding (release build, str
         assert.equal(await lab.invariantStatus(), 'holds', 'the lab, running the same choice, agrees');
       });
       // The key to the processor alone: the run breaks the ledger, and the lab shows it.
-      await withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
+      await env.withLesson(q({ lang, scenario: 'crash-after-charge' }), async (lab) => {
         await lab.toEnd();
         await lab.byId('predict').waitFor();
         await lab.byId('toggle-key-to-processor').focus();
@@ -133,7 +124,7 @@ describe('no spoilers, and questions that test understanding (release build, str
         ['new-key-per-retry', 'transfer', 1],
         ['ttl-expiry', 'numbers', 2],
       ]) {
-        await withLesson(q({ lang, scenario }), async (lab) => {
+        await env.withLesson(q({ lang, scenario }), async (lab) => {
           await lab.toEnd(); // the explanation, and its question, open at the end of the run
           const quiz = lab.byId(`quiz-${kind}`);
           await quiz.waitFor();
