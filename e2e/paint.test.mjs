@@ -26,6 +26,21 @@ function sectionsOf(lang) {
 /** The page a URL is on: its file name, `index.html` for the bare directory. */
 const fileOf = (url) => new URL(url).pathname.split('/').pop() || 'index.html';
 
+/**
+ * A page at 1440 px whose wasm module is held back until `release()` is called: what
+ * the reader sees before the module starts. The caller closes `ctx`.
+ */
+async function withModuleHeld(browser) {
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  let release;
+  const held = new Promise((r) => (release = r));
+  await ctx.route('**/*_bg.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  return { ctx, lesson: new LessonPage(await ctx.newPage()), release };
+}
+
 /** Every id that is on the page more than once. */
 const duplicateIds = (page) =>
   page.evaluate(() => {
@@ -131,14 +146,7 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
     }
 
     test(`${lang}: the module enhances the page: the prose stays, nothing above the lab moves, no id twice`, async () => {
-      const ctx = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
-      let release;
-      const held = new Promise((r) => (release = r));
-      await ctx.route('**/*_bg.wasm', async (route) => {
-        await held;
-        await route.continue();
-      });
-      const lesson = new LessonPage(await ctx.newPage());
+      const { ctx, lesson, release } = await withModuleHeld(env.browser);
       try {
         await lesson.page.goto(env.server.url + page, { waitUntil: 'domcontentloaded' });
         // The module is held back: the text is there without it.
@@ -242,14 +250,7 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
   });
 
   test('embed=1 never shows the prose, before or after the module starts', async () => {
-    const ctx = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    let release;
-    const held = new Promise((r) => (release = r));
-    await ctx.route('**/*_bg.wasm', async (route) => {
-      await held;
-      await route.continue();
-    });
-    const lesson = new LessonPage(await ctx.newPage());
+    const { ctx, lesson, release } = await withModuleHeld(env.browser);
     try {
       await lesson.page.goto(env.server.url + '?lang=ru&embed=1&scenario=naive-post', { waitUntil: 'domcontentloaded' });
       assert.equal(await lesson.page.locator('#why-retries').isVisible(), false, 'no prose before the module');
