@@ -46,7 +46,7 @@ export function prerender(html, fragment, lang) {
     slots.push(name);
     return `>${need(name)}${close}`;
   });
-  for (const name of ['header', 'before', 'lab', 'after']) {
+  for (const name of ['header', 'before', 'lab', 'after', 'ui']) {
     if (slots.filter((s) => s === name).length !== 1) {
       throw new Error(`prerender: index.html needs one empty element with data-prerender="${name}"`);
     }

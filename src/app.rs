@@ -40,7 +40,21 @@ pub fn page_lang() -> Lang {
 /// Mounts the app into the prerendered page: the lab into `#lab` (emptied of its
 /// placeholder first), then marks `<main>` `data-testid="app-ready"`. A page without
 /// `#lab` (not built by the hook) gets the lab at the end of `<body>`.
+///
+/// First the module's labels: the page holds those of its language as text in
+/// `#ui-text` (the module carries none). A page without them (not written by the
+/// build's hook) gets no lab: `<html class="no-lab">` shows the line that says so.
 pub fn mount() {
+    let text = document().get_element_by_id("ui-text").and_then(|el| {
+        el.remove();
+        el.text_content()
+    });
+    if !text.is_some_and(|t| crate::lesson::load(page_lang(), t)) {
+        if let Some(html) = document().document_element() {
+            let _ = html.class_list().add_1("no-lab");
+        }
+        return;
+    }
     let place = document()
         .get_element_by_id("lab")
         .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
@@ -64,7 +78,7 @@ pub fn App() -> impl IntoView {
     let to_lab = start.to_lab;
     let lab = Lab::new(start);
     provide_context(lab);
-    provide_context(Learn::new(lab, to_lab, page_lang()));
+    provide_context(Learn::new(lab, to_lab));
     sync_url(lab);
     play_timer(lab);
     if lab.embed {
@@ -209,7 +223,12 @@ fn read_start() -> Start {
     let search = window().location().search().unwrap_or_default();
     let (p, notices) = Params::parse(&search, random_seed());
     // Without `lang=`, the page's own (`boot.js` chose the page by the browser's language).
-    let lang = p.lang.unwrap_or_else(page_lang);
+    // (The other language's labels arrive only with a switch: `boot.js` sends a link
+    // with `lang=` to the page of that language, so this is its own.)
+    let lang = p
+        .lang
+        .filter(|l| crate::lesson::loaded(*l))
+        .unwrap_or_else(page_lang);
     let ui = ui(lang);
     let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
     let toggles = p.toggles(s.default_toggles());

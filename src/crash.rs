@@ -72,6 +72,11 @@ fn show(what: &str) {
         .and_then(|e| e.get_attribute("lang"))
         .and_then(|l| Lang::parse(&l))
         .unwrap_or(Lang::En);
+    // The labels come from the page (`lesson::load`); a module that stopped before
+    // they were in has no words for the box (the console has the panic).
+    if !Lang::ALL.iter().any(|l| crate::lesson::loaded(*l)) {
+        return;
+    }
     let href = window.location().href().unwrap_or_default();
     let Ok(el) = doc.create_element("div") else {
         return;

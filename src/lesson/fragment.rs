@@ -19,7 +19,8 @@
 //!   meta description), `header` (the page header with the language switch),
 //!   `before` (the introduction, the contents and the sections up to "the four
 //!   scenarios", shown above the lab), `lab` (the lab's place until the module
-//!   mounts there) and `after` (the rest, below the lab);
+//!   mounts there), `after` (the rest, below the lab) and `ui` (the module's labels
+//!   in this language, `lesson::labels_text`, escaped);
 //! * a scenario: `ex` (the explanation shown beside it), `code` (the handler's code,
 //!   one escaped line per line) and `q` (the scenario's question, one field per
 //!   line: the prompt, the index of the right answer, the explanation, then the
@@ -41,7 +42,15 @@ use std::fmt::Write;
 /// description, the page header, the prose `before` the lab, the lab's place, the prose
 /// `after` it. The module reads only `header`, `before` and `after`, when the reader
 /// switches to the other language.
-pub const PAGE_PARTS: [&str; 6] = ["title", "description", "header", "before", "lab", "after"];
+pub const PAGE_PARTS: [&str; 7] = [
+    "title",
+    "description",
+    "header",
+    "before",
+    "lab",
+    "after",
+    "ui",
+];
 
 /// The file of the page prerendered in `lang`, beside the other in `dist/` (named the
 /// same in `e2e/dist.mjs` `PAGES`, which the hook uses, and in `boot.js`: the test
@@ -148,6 +157,11 @@ pub fn render_sections(lang: Lang) -> String {
     for s in &l.sections[split..] {
         section(&mut out, l, s);
     }
+    // The module's labels in this language (`lesson::labels_text`), escaped: the page
+    // holds them in an inert `<textarea hidden id="ui-text">`, and the module reads
+    // them back as text, at start from the page, after a switch from this fragment.
+    part(&mut out, "ui");
+    out.push_str(&esc(&crate::lesson::labels_text(lang)));
     out
 }
 

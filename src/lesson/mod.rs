@@ -151,7 +151,7 @@ pub enum Block {
 }
 
 /// A scenario's title and one-line summary, for the picker.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ScenarioName {
     /// One of [`SCENARIO_IDS`].
     pub id: &'static str,
@@ -263,22 +263,127 @@ pub fn is_pitfall(id: &str) -> bool {
     SCENARIO_IDS[SEED_SCENARIOS..].contains(&id)
 }
 
-/// The labels of the interactive page in `lang`. The page reads its text
-/// only through this and [`names`], so the prose is not compiled into the
-/// WebAssembly module until a page shows it.
+/// The labels of the interactive page in `lang`. The page reads its text only
+/// through this and [`names`].
+///
+/// On the host they are the static data of `en.rs`/`ru.rs`. The module carries
+/// neither language: each page holds its own language's labels as text
+/// ([`labels_text`], prerendered into `#ui-text`), and the other language's arrive
+/// with a switch (`<lang>/ui.txt`); [`load`] registers them. A language not loaded
+/// yet gets the one that is (the switch sets the language only once its labels are
+/// in).
 pub fn ui(lang: Lang) -> &'static Ui {
-    match lang {
-        Lang::Ru => &ru::UI,
-        Lang::En => &en::UI,
-    }
+    &labels(lang).ui
 }
 
 /// Scenario titles and summaries in `lang`, in [`SCENARIO_IDS`] order.
 pub fn names(lang: Lang) -> &'static [ScenarioName] {
-    match lang {
-        Lang::Ru => &ru::NAMES,
-        Lang::En => &en::NAMES,
+    &labels(lang).names
+}
+
+/// The labels of one language: [`Ui`] and the scenarios' [`ScenarioName`]s.
+pub struct Labels {
+    pub ui: Ui,
+    pub names: Vec<ScenarioName>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn labels(lang: Lang) -> &'static Labels {
+    use std::sync::OnceLock;
+    static LABELS: [OnceLock<Labels>; 2] = [OnceLock::new(), OnceLock::new()];
+    let (ui, names) = match lang {
+        Lang::Ru => (&ru::UI, &ru::NAMES),
+        Lang::En => (&en::UI, &en::NAMES),
+    };
+    LABELS[lang as usize].get_or_init(|| Labels {
+        ui: *ui,
+        names: names.to_vec(),
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static LOADED: std::cell::Cell<[Option<&'static Labels>; 2]> =
+        const { std::cell::Cell::new([None, None]) };
+}
+
+#[cfg(target_arch = "wasm32")]
+fn labels(lang: Lang) -> &'static Labels {
+    let loaded = LOADED.with(|l| l.get());
+    // `load` runs before the page is built; a module without labels shows no lab.
+    loaded[lang as usize]
+        .or(loaded[0])
+        .or(loaded[1])
+        .expect("the page's labels (#ui-text) are loaded before the lab is built")
+}
+
+/// Whether the labels of `lang` are in (on the host, always).
+pub fn loaded(lang: Lang) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    return LOADED.with(|l| l.get()[lang as usize].is_some());
+    #[cfg(not(target_arch = "wasm32"))]
+    return {
+        let _ = lang;
+        true
+    };
+}
+
+/// Registers the labels of `lang` from their text ([`labels_text`]); false, and
+/// nothing registered, if the text is not that.
+pub fn load(lang: Lang, text: String) -> bool {
+    let Some(labels) = parse_labels(Box::leak(text.into_boxed_str())) else {
+        return false;
+    };
+    #[cfg(target_arch = "wasm32")]
+    LOADED.with(|l| {
+        let mut all = l.get();
+        all[lang as usize] = Some(Box::leak(Box::new(labels)));
+        l.set(all);
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (lang, labels);
+    true
+}
+
+/// The labels of `lang` as a page carries them: every [`Ui`] field in declaration
+/// order, then each scenario's title and summary, one per line (no label holds a
+/// line break: tested), and a last line `end` so that a cut text is refused.
+pub fn labels_text(lang: Lang) -> String {
+    let l = labels(lang);
+    let mut out = String::with_capacity(16 * 1024);
+    let fields = l.ui.entries().into_iter().map(|(_, t)| t);
+    let names = l.names.iter().flat_map(|n| [n.title, n.summary]);
+    for t in fields.chain(names) {
+        out.push_str(t);
+        out.push('\n');
     }
+    out.push_str(LABELS_END);
+    out
+}
+
+/// The last line of [`labels_text`].
+const LABELS_END: &str = "end";
+
+/// The labels from [`labels_text`], or `None` if `text` is not that.
+pub fn parse_labels(text: &'static str) -> Option<Labels> {
+    let lines: Vec<&'static str> = text.split('\n').collect();
+    let (fields, rest) = lines.split_at_checked(Ui::COUNT)?;
+    let (names, end) = rest.split_at_checked(2 * SCENARIO_IDS.len())?;
+    if end != [LABELS_END] {
+        return None;
+    }
+    Some(Labels {
+        ui: Ui::from_fields(fields)?,
+        names: SCENARIO_IDS
+            .iter()
+            .zip(names.chunks_exact(2))
+            .map(|(id, n)| ScenarioName {
+                id,
+                title: n[0],
+                summary: n[1],
+            })
+            .collect(),
+    })
 }
 
 /// The whole lesson in `lang`: prose, questions and labels.
@@ -295,6 +400,7 @@ macro_rules! ui_struct {
     ($(#[$sdoc:meta])* $struct:ident; $( $(#[$doc:meta])* $name:ident, )*) => {
         $(#[$sdoc])*
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        #[repr(C)]
         pub struct $struct {
             $( $(#[$doc])* pub $name: &'static str, )*
         }
@@ -303,6 +409,19 @@ macro_rules! ui_struct {
             /// Every field as (field name, text), in declaration order.
             pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
                 vec![$( (stringify!($name), self.$name), )*]
+            }
+
+            /// How many fields there are.
+            pub const COUNT: usize = [$( stringify!($name), )*].len();
+
+            /// The fields in declaration order (`None` unless exactly [`Self::COUNT`]).
+            pub fn from_fields(fields: &[&'static str]) -> Option<Self> {
+                let fields: [&'static str; Self::COUNT] = fields.try_into().ok()?;
+                // SAFETY: the struct is `repr(C)` with `COUNT` fields, all `&'static str`:
+                // its layout is the array's (same size, checked by `transmute`, same
+                // alignment, no padding), in declaration order. Field by field, the
+                // copy cost about 9 KB of WebAssembly.
+                Some(unsafe { std::mem::transmute::<[&'static str; Self::COUNT], $struct>(fields) })
             }
         }
     };

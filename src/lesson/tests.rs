@@ -681,6 +681,40 @@ fn fragments_are_fresh() {
 }
 
 #[test]
+fn the_labels_travel_as_text_and_come_back_the_same() {
+    for lang in Lang::ALL {
+        for (name, text) in ui(lang).entries() {
+            assert!(!text.contains('\n'), "{lang:?} {name}: a label is one line");
+        }
+        for n in names(lang) {
+            assert!(
+                !n.title.contains('\n') && !n.summary.contains('\n'),
+                "{}",
+                n.id
+            );
+        }
+        let text = labels_text(lang);
+        let back = parse_labels(Box::leak(text.clone().into_boxed_str())).expect("parses");
+        assert_eq!(back.ui, *ui(lang));
+        let pairs = |l: &[ScenarioName]| -> Vec<_> {
+            l.iter().map(|n| (n.id, n.title, n.summary)).collect()
+        };
+        assert_eq!(pairs(&back.names), pairs(names(lang)));
+        // A cut text, or one with a line too many, is refused.
+        let cut = text.rsplit_once('\n').unwrap().0;
+        assert!(parse_labels(Box::leak(cut.to_string().into_boxed_str())).is_none());
+        let more = format!("{text}\nx");
+        assert!(parse_labels(Box::leak(more.into_boxed_str())).is_none());
+        // The page carries the text escaped in the fragment's part `ui`.
+        let sections = fragment::render_sections(lang);
+        assert_eq!(
+            fragment::part_of(&sections, "ui"),
+            Some(crate::html::esc(&text).as_str())
+        );
+    }
+}
+
+#[test]
 fn fragment_parts_are_complete() {
     for lang in Lang::ALL {
         let text = fragment::render_sections(lang);

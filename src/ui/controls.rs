@@ -498,12 +498,7 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         ("click", "copy") => copy_link(lab),
         ("click", "lang") => {
             if let Some(l) = el.get_attribute("data-lang").and_then(|v| Lang::parse(&v)) {
-                lab.lang.set(l);
-                // The page is built anew in the new language: back to the button pressed.
-                super::lesson::focus_later(match l {
-                    Lang::Ru => "[data-lang=ru]",
-                    Lang::En => "[data-lang=en]",
-                });
+                super::lesson::switch(lab, l);
             }
         }
         ("click", "dismiss") => {

@@ -46,8 +46,6 @@ pub enum Ask {
 /// as context by the app.
 #[derive(Clone, Copy)]
 pub struct Learn {
-    /// The language of the sections on the page: prerendered, then the last fetched.
-    pub sections: StoredValue<Lang>,
     /// The open scenario's fragment, with its id.
     pub scenario: RwSignal<Option<(&'static str, String)>>,
     pub ask: RwSignal<Ask>,
@@ -59,9 +57,8 @@ pub struct Learn {
 impl Learn {
     /// Reads the stored progress, starts fetching the text the lab shows and
     /// installs the page's delegated listeners. `to_lab`: the link points at the
-    /// lab, so the page scrolls to it once the lab is drawn. `page`: the language of
-    /// the sections the page holds.
-    pub fn new(lab: Lab, to_lab: bool, page: Lang) -> Learn {
+    /// lab, so the page scrolls to it once the lab is drawn.
+    pub fn new(lab: Lab, to_lab: bool) -> Learn {
         let storage = window().local_storage().ok().flatten();
         // In an LMS, the progress it kept for this learner; `localStorage` is the
         // browser's (another learner's, on a shared computer) and is only written.
@@ -74,7 +71,6 @@ impl Learn {
             .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
         let learn = Learn {
-            sections: StoredValue::new(page),
             scenario: RwSignal::new(None),
             ask: RwSignal::new(Ask::Waiting),
             paused: RwSignal::new(false),
@@ -98,9 +94,6 @@ impl Learn {
                 learn.paused.set(false);
             }
             learn.scenario.set(None);
-            if !lab.embed && learn.sections.get_value() != lang {
-                sections(lab, learn, lang);
-            }
             let url = fragment::scenario_path(lang, id);
             let current =
                 move || (lab.lang.get_untracked(), lab.scenario.get_untracked()) == (lang, id);
@@ -157,28 +150,22 @@ impl Learn {
     }
 }
 
-/// Fetches the sections of `lang` and writes its header and prose over the page's
-/// (`#page-header`, `prose-before`, `prose-after`), if the reader is still in `lang`
-/// when they arrive. A failure is a notice; the text already there stays.
-fn sections(lab: Lab, learn: Learn, lang: Lang) {
+/// The reader switches to `lang`. Its labels and prose arrive in one fragment
+/// (`fragment::sections_path`: the parts `ui`, `header`, `before`, `after`); once it
+/// is in, the header and prose are written over the page's and the lab is built anew
+/// in `lang`, with the focus back on the language pressed. A failure is a notice in
+/// the language the page is still in.
+pub fn switch(lab: Lab, lang: Lang) {
     spawn_local(async move {
         let url = fragment::sections_path(lang);
-        let text = fetch_text(&url).await;
-        if lab.lang.get_untracked() != lang {
-            return;
-        }
-        let Some(text) = text else {
+        let text = fetch_text(&url).await.unwrap_or_default();
+        let labels = part_of(&text, "ui").and_then(unescape);
+        if !(crate::lesson::loaded(lang) || labels.is_some_and(|l| crate::lesson::load(lang, l))) {
             let msg = fill(lab.ui().lesson_unavailable, &[&url]);
             lab.notices.update(|n| n.push(msg));
             return;
-        };
+        }
         let doc = document();
-        // The reader who switched from the header stays on the language pressed.
-        let focused = doc
-            .query_selector("#page-header :focus")
-            .ok()
-            .flatten()
-            .is_some();
         for (sel, name) in [
             ("#page-header", "header"),
             ("[data-testid=prose-before]", "before"),
@@ -188,14 +175,20 @@ fn sections(lab: Lab, learn: Learn, lang: Lang) {
                 el.set_inner_html(part);
             }
         }
-        if focused {
-            focus_later(match lang {
-                Lang::Ru => "[data-lang=ru]",
-                Lang::En => "[data-lang=en]",
-            });
-        }
-        learn.sections.set_value(lang);
+        lab.lang.set(lang);
+        focus_later(match lang {
+            Lang::Ru => "[data-lang=ru]",
+            Lang::En => "[data-lang=en]",
+        });
     });
+}
+
+/// Escaped text back to text, by the browser's parser: a `<textarea>`'s content is
+/// text, never markup, so nothing in it is an element.
+fn unescape(html: &str) -> Option<String> {
+    let el = document().create_element("textarea").ok()?;
+    el.set_inner_html(html);
+    el.text_content()
 }
 
 /// Fetches `url` (relative to the page) into `into`, tagged with `tag`, if it is
