@@ -196,7 +196,7 @@ async function animation(browser, url) {
 /**
  * The explorer's worker against native code: each request of the example
  * explore_worker_bench answered by the worker in the page (the last reply is the
- * outcomes, or the truth table when asked for), with the page's frame intervals meanwhile.
+ * outcomes' markup, or the truth table's when asked for), with the page's frame intervals meanwhile.
  */
 async function explorer(browser, url) {
   const worker = workerSizes();
@@ -229,8 +229,9 @@ async function explorer(browser, url) {
           };
           w.onerror = (e) => reject(new Error(e.message));
           w.onmessage = (e) => {
-            const tag = e.data[0];
-            const last = table ? tag === 2 : tag === 1;
+            // Each answer is an element's id, a newline and its markup (worker/src/view.rs).
+            const id = e.data.slice(0, e.data.indexOf('\n'));
+            const last = table ? id === 'xt' : id === 'xo';
             if (!last) return;
             if (run === 0) {
               run = 1;

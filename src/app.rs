@@ -19,7 +19,7 @@ use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
 use crate::ui::topology::Topology;
 use gloo_timers::callback::Interval;
-use idem_sim::scenario::{self, Toggle};
+use idem_sim::scenario::Toggle;
 use idem_sim::NodeId;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -230,13 +230,7 @@ fn read_start() -> Start {
         .filter(|l| crate::lesson::loaded(*l))
         .unwrap_or_else(page_lang);
     let ui = ui(lang);
-    let s = scenario::by_id(p.scenario).unwrap_or_else(|| scenario::all().remove(0));
-    let toggles = p.toggles(s.default_toggles());
-    let (run, dropped) = idem_sim::Run::replay(
-        s.clone(),
-        idem_sim::Config::defaults(&s, p.seed).with_toggles(toggles),
-        &p.commands,
-    );
+    let (toggles, run, dropped) = p.run();
     // Values from the URL are quoted shortened (`echo`); the markup writer escapes them.
     let mut texts: Vec<String> = notices
         .iter()

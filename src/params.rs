@@ -5,8 +5,9 @@
 //! `?scenario=naive-post&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint&off=atomic-claim`
 
 use crate::lesson::Lang;
+pub use idem_sim::link::{command_text, parse_command};
 use idem_sim::scenario::{self, Toggle, Toggles};
-use idem_sim::{Command, Millis, MsgId, NodeId};
+use idem_sim::{link, Command};
 
 /// Playback speeds offered: how the URL and the menu write each, and the factor.
 pub const SPEEDS: [(&str, f64); 5] = [
@@ -185,6 +186,16 @@ impl Params {
         (p, notices)
     }
 
+    /// The run the link describes: its scenario under the link's toggles, with
+    /// its commands replayed (those that no longer apply are returned).
+    pub fn run(&self) -> (Toggles, idem_sim::Run, Vec<idem_sim::run::Dropped>) {
+        let s = scenario::by_id(self.scenario).unwrap_or_else(|| scenario::all().remove(0));
+        let toggles = self.toggles(s.default_toggles());
+        let config = idem_sim::Config::defaults(&s, self.seed).with_toggles(toggles);
+        let (run, dropped) = idem_sim::Run::replay(s, config, &self.commands);
+        (toggles, run, dropped)
+    }
+
     /// Applies the URL's toggles to a scenario's defaults.
     pub fn toggles(&self, defaults: Toggles) -> Toggles {
         let t = self.on.iter().fold(defaults, |acc, t| acc.with(*t, true));
@@ -207,63 +218,9 @@ impl Params {
         if self.embed {
             q.push_str("&embed=1");
         }
-        let diff = |want: bool| -> Vec<&'static str> {
-            offered
-                .iter()
-                .filter(|t| toggles.has(**t) == want && defaults.has(**t) != want)
-                .map(|t| t.id())
-                .collect()
-        };
-        let (on, off) = (diff(true), diff(false));
-        if !on.is_empty() {
-            q.push_str(&format!("&on={}", on.join(",")));
-        }
-        if !off.is_empty() {
-            q.push_str(&format!("&off={}", off.join(",")));
-        }
-        let cmds: Vec<String> = self
-            .commands
-            .iter()
-            .map(|(k, c)| format!("{k}:{}", command_text(c)))
-            .collect();
-        if !cmds.is_empty() {
-            q.push_str(&format!("&cmd={}", cmds.join(",")));
-        }
+        q.push_str(&link::tail(toggles, defaults, offered, &self.commands));
         q
     }
-}
-
-/// A reader's command as the URL writes it: `ack`, `m12`, `p3`, `xapi-a`, `rapi-a`, `t3600000`.
-/// A scenario's own scripted command (another writer's debit) is never in the URL.
-pub fn command_text(c: &Command) -> String {
-    match c {
-        Command::LoseNextResponse => "ack".into(),
-        Command::Lose(m) => format!("m{}", m.0),
-        Command::ParallelRetries(n) => format!("p{n}"),
-        Command::Crash(n) => format!("x{}", n.slug()),
-        Command::Restart(n) => format!("r{}", n.slug()),
-        Command::AdvanceClock(d) => format!("t{}", d.0),
-        Command::ExternalDebit { amount } => format!("d{amount}"),
-    }
-}
-
-/// The inverse of [`command_text`]; `None` for anything else.
-pub fn parse_command(s: &str) -> Option<Command> {
-    if s == "ack" {
-        return Some(Command::LoseNextResponse);
-    }
-    let (head, rest) = s.split_at(s.char_indices().nth(1)?.0);
-    Some(match head {
-        "m" => Command::Lose(MsgId(rest.parse().ok()?)),
-        "p" => Command::ParallelRetries(rest.parse().ok()?),
-        "x" => Command::Crash(NodeId::from_slug(rest)?),
-        "r" => Command::Restart(NodeId::from_slug(rest)?),
-        "t" => Command::AdvanceClock(Millis(rest.parse().ok()?)),
-        "d" => Command::ExternalDebit {
-            amount: rest.parse().ok()?,
-        },
-        _ => return None,
-    })
 }
 
 /// `s` if it is a plain decimal number (no sign, no spaces): `+3` is not a step.
@@ -313,6 +270,7 @@ fn decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use idem_sim::{Millis, MsgId, NodeId};
 
     fn parse(q: &str) -> (Params, Vec<Notice>) {
         Params::parse(q, 99)

@@ -9,9 +9,9 @@
 //! what the whole answer took (the reader's search and every truth-table cell),
 //! `ms` the best of three runs. Prints figures; asserts nothing about time.
 
-use idem_sim::answer::{answer, CHUNK};
+use idem_sim::answer::{answer, Reply, CHUNK};
 use idem_sim::scenario;
-use idem_sim::wire::{Reply, Request};
+use idem_sim::wire::Request;
 use std::time::Instant;
 
 /// The panel's search from the start of a scenario's default run (one lost

@@ -1,13 +1,84 @@
 //! What the explorer's worker does with a [`Request`]: the reader's search
 //! in installments, then the truth table, each answer a [`Reply`]. Plain
-//! Rust, tested on the host; the worker crate only moves the words.
+//! Rust, tested on the host; the worker crate renders the replies as markup
+//! (`worker/src/view.rs`).
 
-use crate::explore::{Bound, Search};
+use crate::explore::{Bound, Choice, Outcome, Report, Search};
 use crate::run::Run;
-use crate::scenario;
-use crate::truth::{self, Replay};
-use crate::wire::{sat, Cell, Found, Reply, Request, MAX_STATES};
+use crate::scenario::{self, Toggles};
+use crate::truth::{self, Fault, Replay};
+use crate::wire::{sat, Request, MAX_STATES};
 use crate::world::Config;
+
+/// What the worker answers, in order: progress, the reader's outcomes, the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Between installments: transitions taken, distinct states, and how many
+    /// cells of the truth table are done, of how many.
+    Progress {
+        transitions: u32,
+        unique: u32,
+        cells: u32,
+        of: u32,
+    },
+    /// The reader's search is over.
+    Found(Found),
+    /// The truth table is filled.
+    Table(Vec<Cell>),
+}
+
+/// The reader's search, summed up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub transitions: u32,
+    pub unique: u32,
+    /// Distinct quiet end states.
+    pub ends: u32,
+    /// The bound stopped it before every state was seen.
+    pub truncated: bool,
+    pub outcomes: Vec<Bar>,
+}
+
+/// One outcome of the histogram: the explorer's [`Outcome`], how many
+/// distinct end states have it, and the shortest run to it as the lab
+/// replays it (`None`: it needs a race the lab's commands cannot express).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bar {
+    pub outcome: Outcome,
+    pub count: u32,
+    pub show: Option<Replay>,
+}
+
+/// One cell of the truth table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cell {
+    pub toggles: Toggles,
+    pub fault: Fault,
+    pub breaks: bool,
+    /// The shortest counterexample, where it breaks and the lab can replay it.
+    pub show: Option<Replay>,
+}
+
+impl Found {
+    /// The report as the page shows it; `show` maps each outcome's path.
+    pub fn of(r: &Report, show: impl Fn(&[Choice]) -> Option<Replay>) -> Found {
+        Found {
+            transitions: sat(r.states),
+            unique: sat(r.unique),
+            ends: sat(r.ends),
+            truncated: r.truncated,
+            outcomes: r
+                .outcomes
+                .iter()
+                .map(|e| Bar {
+                    outcome: e.outcome.clone(),
+                    count: sat(e.count),
+                    show: show(&e.path),
+                })
+                .collect(),
+        }
+    }
+}
 
 /// Transitions between two progress reports (a few tens of milliseconds).
 pub const CHUNK: usize = 20_000;
@@ -43,7 +114,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     let of = sat(cells.len());
     let mut search = Search::new(&start, bound);
     search.supervise();
-    let progress = |r: &crate::explore::Report, cells: usize| Reply::Progress {
+    let progress = |r: &Report, cells: usize| Reply::Progress {
         transitions: sat(r.states),
         unique: sat(r.unique),
         cells: sat(cells),

@@ -37,6 +37,15 @@ pub enum Expect {
 }
 
 impl Invariant {
+    pub const ALL: [Invariant; 6] = [
+        Invariant::AtMostOnceCharge,
+        Invariant::LedgerMatchesCharges,
+        Invariant::LikesMatchOps,
+        Invariant::BalanceMatches,
+        Invariant::DefiniteAnswer,
+        Invariant::ResponseMatchesRequest,
+    ];
+
     /// Stable id for test ids and URLs.
     pub fn id(self) -> &'static str {
         match self {

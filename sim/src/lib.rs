@@ -21,6 +21,7 @@ pub mod db;
 pub mod explore;
 pub mod http;
 pub mod invariant;
+pub mod link;
 pub mod net;
 pub mod redis;
 pub mod rng;

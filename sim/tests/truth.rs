@@ -1,10 +1,10 @@
 //! The truth table (`idem_sim::truth`): verdicts the lesson states in prose,
 //! computed by the explorer, each counterexample replayable in the lab.
 
-use idem_sim::answer::answer;
+use idem_sim::answer::{self, answer, Found, Reply};
 use idem_sim::scenario::{self, Scenario, Toggle};
 use idem_sim::truth::{self, Cell, Fault};
-use idem_sim::wire::{self, Found, Reply, Request};
+use idem_sim::wire::Request;
 use idem_sim::{Command, Invariant, Run};
 
 const SEED: u64 = 1;
@@ -122,17 +122,14 @@ fn a_search_in_installments_finds_what_one_exploration_finds() {
 }
 
 /// The worker's answer (`idem_sim::answer`), as the page receives it.
-fn ask(req: &Request) -> (Found, Vec<wire::Cell>, usize) {
+fn ask(req: &Request) -> (Found, Vec<answer::Cell>, usize) {
     let mut found = None;
     let mut table = None;
     let mut progress = 0;
-    answer(req, 2_000, &mut |r| {
-        let r = Reply::decode(&r.encode()).expect("decodes");
-        match r {
-            Reply::Progress { .. } => progress += 1,
-            Reply::Found(f) => found = Some(f),
-            Reply::Table(t) => table = Some(t),
-        }
+    answer(req, 2_000, &mut |r| match r.clone() {
+        Reply::Progress { .. } => progress += 1,
+        Reply::Found(f) => found = Some(f),
+        Reply::Table(t) => table = Some(t),
     });
     (found.expect("found"), table.unwrap_or_default(), progress)
 }
@@ -165,7 +162,10 @@ fn the_panel_on_idempotency_key_with_defaults_finds_no_second_charge() {
     assert!(progress > 1, "{progress} progress reports");
     assert!(!found.truncated);
     assert!(found.outcomes.len() > 1);
-    assert!(found.outcomes.iter().all(|b| b.charges <= 1), "{found:?}");
+    assert!(
+        found.outcomes.iter().all(|b| b.outcome.charges <= 1),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn the_panel_without_the_claim_after_two_parallel_retries_finds_two_charges_and_
     let two = found
         .outcomes
         .iter()
-        .find(|b| b.charges == 2)
+        .find(|b| b.outcome.charges == 2)
         .expect("a two-charge outcome");
     let show = two.show.as_ref().expect("replayable");
     let config = idem_sim::Config::defaults(&s, SEED).with_toggles(show.toggles);

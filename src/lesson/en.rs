@@ -2,7 +2,7 @@
 
 use super::Block::{Calculator, Code, List, Note, Quiz, ScenarioLink, Table, P};
 use super::Kind::{FixIt, Numbers, Predict, Transfer};
-use super::{Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
+use super::{Explore, Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
     lang: Lang::En,
@@ -317,6 +317,49 @@ pub static LESSON: Lesson = Lesson {
         calc_memory: "Memory",
         calc_added_latency: "Added latency",
         calc_note: "About 100 bytes covers a UUID key, a status and Redis's per-key overhead; storing full response bodies costs several times more. The 25 GB per node limit is a rule of thumb.",
+    },
+    explore: Explore {
+        progress: "States explored: {} · distinct: {} · per second: {}",
+        progress_label: "Search progress",
+        cells: "Truth table: {} of {} cells",
+        took: "Search time: {} ms",
+        outcomes: "Every way the run can end from step {}",
+        bounds: "Every order of the pending events; lost messages at most: {}, crashes at most: {}.",
+        limits: "One lost message and one crash at most: each more multiplies the states by 10 to 50, past a few seconds.",
+        ends: "Distinct end states: {}",
+        truncated: "The search stopped at its bound: not every order was explored.",
+        charged: "Charged ${}",
+        charges: "charges: {}",
+        ledger: "ledger rows: {}",
+        balance: "balance: {}",
+        likes: "likes: {}",
+        app: "the app believes: {}",
+        b_not_started: "not started",
+        b_succeeded: "succeeded",
+        b_failed: "failed ({})",
+        b_unknown: "unknown",
+        b_gave_up: "gave up",
+        all_hold: "every invariant holds",
+        broken: "broken: {}",
+        count: "end states: {}",
+        show: "Show me",
+        no_show: "needs a same-millisecond race the lab cannot replay",
+        note: "Explore: this run leaves yours at step {}.",
+        same: "Explore: this is your own run.",
+        cell_note: "Truth table: {} under {}.",
+        table: "Which defences hold against which fault",
+        table_note: "Each cell explores the scenario from its start with that one fault, in every order.",
+        defences: "Defences on",
+        none: "none",
+        f_lost_response: "lost response",
+        f_lost_store_reply: "lost store reply",
+        f_parallel: "two parallel copies",
+        f_crash: "a crash",
+        f_clock: "clock +25 h",
+        holds: "holds",
+        breaks: "breaks",
+        said_found: "Search done. Outcomes: {}; with more than one charge: {}.",
+        said_table: "Truth table done. Cells that break: {} of {}.",
     },
     names: &NAMES,
     scenarios: &[

@@ -107,6 +107,45 @@ pub fn files() -> Vec<(String, String)> {
         for s in lesson(lang).scenarios {
             out.push((scenario_path(lang, s.id), render_scenario(lang, s.id)));
         }
+        out.push((explore_path(lang), explore_text(lang)));
+    }
+    out
+}
+
+/// The Explore panel's text for the explorer's worker, `worker/text/<lang>.txt`,
+/// which compiles it in (the page's module never reads it).
+pub fn explore_path(lang: Lang) -> String {
+    format!("worker/text/{}.txt", lang.code())
+}
+
+/// One `key=value` line per label: [`super::Explore`]'s fields, then each
+/// toggle's name (`t.<id>`, and `t.<id>.<scenario>` where a scenario names it
+/// apart) and each invariant's (`i.<id>`), as the lab names them.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn explore_text(lang: Lang) -> String {
+    use crate::ui::controls::toggle_label;
+    use idem_sim::scenario::Toggle;
+    let l = lesson(lang);
+    let mut out = String::new();
+    for (k, v) in l.explore.entries() {
+        let _ = writeln!(out, "{k}={v}");
+    }
+    for t in Toggle::ALL {
+        let _ = writeln!(out, "t.{}={}", t.id(), toggle_label(l.ui, t, ""));
+        for id in super::SCENARIO_IDS {
+            let named = toggle_label(l.ui, t, id);
+            if named != toggle_label(l.ui, t, "") {
+                let _ = writeln!(out, "t.{}.{id}={named}", t.id());
+            }
+        }
+    }
+    for inv in idem_sim::invariant::Invariant::ALL {
+        let _ = writeln!(
+            out,
+            "i.{}={}",
+            inv.id(),
+            crate::narrate::invariant_name(l.ui, inv)
+        );
     }
     out
 }

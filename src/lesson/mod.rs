@@ -81,6 +81,8 @@ pub struct Lesson {
     pub ui: &'static Ui,
     /// The labels only the prerendered page shows.
     pub page: PageText,
+    /// The Explore panel's results, which only the explorer's worker shows.
+    pub explore: Explore,
     /// Scenario titles and summaries, in [`SCENARIO_IDS`] order (also through [`names`]).
     pub names: &'static [ScenarioName],
     /// One entry per scenario, in [`SCENARIO_IDS`] order.
@@ -779,6 +781,83 @@ ui_struct! {
     calc_memory,
     calc_added_latency,
     calc_note,
+}
+
+ui_struct! {
+    /// The Explore panel's results, written by the explorer's worker: rendered
+    /// into `worker/text/<lang>.txt` (`fragment::explore_text`, with the
+    /// toggles' and invariants' names from [`Ui`]) and compiled into the
+    /// worker, so the page's module does not carry them. `{}` placeholders are
+    /// filled in order.
+    Explore;
+    /// `{}` states explored, `{}` distinct, `{}` per second.
+    progress,
+    /// Accessible name of the progress bar.
+    progress_label,
+    /// `{}` cells done, `{}` in all.
+    cells,
+    /// `{}` milliseconds.
+    took,
+    /// `{}` the step the search starts from.
+    outcomes,
+    /// `{}` lost messages at most, `{}` crashes at most.
+    bounds,
+    /// Why the bounds stop at one of each.
+    limits,
+    /// `{}` distinct quiet end states.
+    ends,
+    truncated,
+    /// `{}` dollars.
+    charged,
+    /// `{}` charges at the processor.
+    charges,
+    /// `{}` committed ledger rows.
+    ledger,
+    /// `{}` the account's balance.
+    balance,
+    /// `{}` the post's likes.
+    likes,
+    /// `{}` what the app believes, per operation.
+    app,
+    b_not_started,
+    b_succeeded,
+    /// `{}` the status.
+    b_failed,
+    b_unknown,
+    b_gave_up,
+    all_hold,
+    /// `{}` the invariants broken.
+    broken,
+    /// `{}` distinct end states with this outcome.
+    count,
+    /// The link that opens an outcome's shortest run in the lab.
+    show,
+    /// An outcome whose run the lab's commands cannot replay.
+    no_show,
+    /// A notice after Show me: `{}` the step where the run leaves the reader's.
+    note,
+    /// The same, when the run is the reader's own.
+    same,
+    /// A notice after a truth table's link: `{}` the defences, `{}` the fault.
+    cell_note,
+    /// Heading of the truth table.
+    table,
+    table_note,
+    /// Head of the rows' column.
+    defences,
+    /// No defence on.
+    none,
+    f_lost_response,
+    f_lost_store_reply,
+    f_parallel,
+    f_crash,
+    f_clock,
+    holds,
+    breaks,
+    /// Announced when the search ends: `{}` outcomes, `{}` of them with more than one charge.
+    said_found,
+    /// Announced when the table is filled: `{}` cells that break, `{}` in all.
+    said_table,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

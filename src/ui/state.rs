@@ -234,11 +234,19 @@ impl Lab {
     }
 
     fn rebuild(&self, step: usize) {
-        let run = new_run(
-            self.scenario.get_untracked(),
-            self.toggles.get_untracked(),
-            self.seed,
+        let toggles = self.toggles.get_untracked();
+        self.load(
+            toggles,
+            new_run(self.scenario.get_untracked(), toggles, self.seed),
+            step,
         );
+    }
+
+    /// Shows `run` (of the open scenario, under `toggles`) at `step`: a fresh
+    /// run, or a branch the Explore panel opens.
+    pub fn load(&self, toggles: Toggles, run: Run, step: usize) {
+        self.playing.set(false);
+        self.toggles.set(toggles);
         let len = run.len();
         self.run.set(run);
         self.anim.set(1.0);

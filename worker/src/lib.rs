@@ -2,10 +2,17 @@
 //! (no Leptos), fetched only when the reader first opens the Explore panel.
 //!
 //! `worker/loader.js` (the worker's script) starts this module and hands it
-//! every message. A message is a `Uint32Array` of words
-//! ([`idem_sim::wire::Request`]); the answers go back the same way
-//! ([`idem_sim::wire::Reply`]), progress between installments of the search.
-//! The page cancels a search by terminating the worker.
+//! every message with the page's language. A message is a `Uint32Array` of
+//! words ([`idem_sim::wire::Request`]); the worker answers with the panel's
+//! markup ([`view`]), one message per element it fills: the element's id, a
+//! newline, the markup. The page only puts it in place. The page cancels a
+//! search by terminating the worker.
+
+pub mod view;
+
+/// The page's markup writer, shared: the worker writes the panel as the page writes the lab.
+#[path = "../../src/html.rs"]
+pub mod html;
 
 use idem_sim::answer::{answer, CHUNK};
 use idem_sim::wire::Request;
@@ -13,15 +20,28 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The worker's global `postMessage`: the words arrive as a `Uint32Array`.
+    /// The worker's global `postMessage`.
     #[wasm_bindgen(js_name = postMessage)]
-    fn post_message(words: Vec<u32>);
+    fn post_message(text: &str);
+    /// The wall clock, for the states per second (the core never reads one).
+    #[wasm_bindgen(js_namespace = Date)]
+    fn now() -> f64;
 }
 
-/// Answers one request; a malformed one is ignored (the page never sends one).
+/// Answers one request in `lang` (`ru` or `en`); a malformed one is ignored
+/// (the page never sends one).
 #[wasm_bindgen]
-pub fn handle(words: Vec<u32>) {
-    if let Some(req) = Request::decode(&words) {
-        answer(&req, CHUNK, &mut |r| post_message(r.encode()));
-    }
+pub fn handle(words: Vec<u32>, lang: &str) {
+    let Some(req) = Request::decode(&words) else {
+        return;
+    };
+    let Some(mut view) = view::View::new(&req, lang) else {
+        return;
+    };
+    let t0 = now();
+    answer(&req, CHUNK, &mut |r| {
+        for (id, html) in view.reply(r, now() - t0) {
+            post_message(&format!("{id}\n{html}"));
+        }
+    });
 }

@@ -1,0 +1,91 @@
+//! A run as the page's link writes it: the reader's commands (`cmd=`) and the
+//! toggles that differ from the scenario's defaults (`on=`, `off=`). The page
+//! (`src/params.rs`) parses and writes its links with these, and the
+//! explorer's worker writes each counterexample's link with them, so both
+//! write one format.
+
+use crate::{Command, Millis, MsgId, NodeId, Toggle, Toggles};
+
+/// A reader's command as the URL writes it: `ack`, `m12`, `p3`, `xapi-a`, `rapi-a`, `t3600000`.
+/// A scenario's own scripted command (another writer's debit) is never in the URL.
+pub fn command_text(c: &Command) -> String {
+    match c {
+        Command::LoseNextResponse => "ack".into(),
+        Command::Lose(m) => format!("m{}", m.0),
+        Command::ParallelRetries(n) => format!("p{n}"),
+        Command::Crash(n) => format!("x{}", n.slug()),
+        Command::Restart(n) => format!("r{}", n.slug()),
+        Command::AdvanceClock(d) => format!("t{}", d.0),
+        Command::ExternalDebit { amount } => format!("d{amount}"),
+    }
+}
+
+/// The inverse of [`command_text`]; `None` for anything else.
+pub fn parse_command(s: &str) -> Option<Command> {
+    if s == "ack" {
+        return Some(Command::LoseNextResponse);
+    }
+    let (head, rest) = s.split_at(s.char_indices().nth(1)?.0);
+    Some(match head {
+        "m" => Command::Lose(MsgId(rest.parse().ok()?)),
+        "p" => Command::ParallelRetries(rest.parse().ok()?),
+        "x" => Command::Crash(NodeId::from_slug(rest)?),
+        "r" => Command::Restart(NodeId::from_slug(rest)?),
+        "t" => Command::AdvanceClock(Millis(rest.parse().ok()?)),
+        "d" => Command::ExternalDebit {
+            amount: rest.parse().ok()?,
+        },
+        _ => return None,
+    })
+}
+
+/// The end of a link's query: `&on=…&off=…` (the `offered` toggles whose state
+/// differs from `defaults`) and `&cmd=3:ack,5:p3` (the commands with their
+/// steps); empty parts are left out.
+pub fn tail(
+    toggles: Toggles,
+    defaults: Toggles,
+    offered: &[Toggle],
+    commands: &[(usize, Command)],
+) -> String {
+    let mut q = String::new();
+    for (name, want) in [("on", true), ("off", false)] {
+        let ids: Vec<&str> = offered
+            .iter()
+            .filter(|t| toggles.has(**t) == want && defaults.has(**t) != want)
+            .map(|t| t.id())
+            .collect();
+        if !ids.is_empty() {
+            q.push_str(&format!("&{name}={}", ids.join(",")));
+        }
+    }
+    let cmds: Vec<String> = commands
+        .iter()
+        .map(|(k, c)| format!("{k}:{}", command_text(c)))
+        .collect();
+    if !cmds.is_empty() {
+        q.push_str(&format!("&cmd={}", cmds.join(",")));
+    }
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_names_what_differs_and_the_commands() {
+        let defaults = Toggles::of(&[Toggle::AtomicClaim]);
+        let now = Toggles::of(&[Toggle::Fingerprint]);
+        let offered = [Toggle::AtomicClaim, Toggle::Fingerprint, Toggle::LongTtl];
+        let cmds = [
+            (2, Command::ParallelRetries(2)),
+            (5, Command::Crash(NodeId::Api(0))),
+        ];
+        assert_eq!(
+            tail(now, defaults, &offered, &cmds),
+            "&on=fingerprint&off=atomic-claim&cmd=2:p2,5:xapi-a"
+        );
+        assert_eq!(tail(defaults, defaults, &offered, &[]), "");
+    }
+}

@@ -1,0 +1,527 @@
+//! The Explore panel's results as markup, written here in the worker so the
+//! page's module only puts them in place: each [`Reply`] of the answer becomes
+//! the contents of one or more elements of the panel, by id ([`PROGRESS`],
+//! [`OUTCOMES`], [`TABLE`], and the lab's live region [`ANNOUNCE`]). Every
+//! text and attribute goes through the page's own writer (`src/html.rs`), so
+//! the markup carries no script and no inline style.
+//!
+//! The text is the lesson's (`src/lesson/`, `Lesson::explore`), rendered on
+//! the host into `worker/text/<lang>.txt` and compiled in here. Each
+//! outcome's and each breaking cell's run is a link the page opens in place
+//! (`data-act="xshow"`), written as the page writes its own links
+//! (`idem_sim::link`), so it can be shared and opened in a fresh page.
+
+use crate::html::Html;
+use idem_sim::answer::{Bar, Cell, Found, Reply};
+use idem_sim::explore::Believed;
+use idem_sim::link;
+use idem_sim::scenario::{self, Scenario, Toggle};
+use idem_sim::truth::{Fault, Replay};
+use idem_sim::wire::Request;
+use idem_sim::NodeId;
+
+/// The progress line's element.
+pub const PROGRESS: &str = "xp";
+/// The outcomes' element.
+pub const OUTCOMES: &str = "xo";
+/// The truth table's element: filled last, so the page takes it as the end.
+pub const TABLE: &str = "xt";
+/// The lab's live region (`src/ui/controls.rs`, `lab_head`).
+pub const ANNOUNCE: &str = "announce";
+
+/// The labels of one language: `key=value` lines (see `fragment::explore_text`).
+#[derive(Clone, Copy)]
+pub struct Text(&'static str);
+
+impl Text {
+    /// The text of `lang` (`ru`; anything else is English).
+    pub fn of(lang: &str) -> Text {
+        Text(match lang {
+            "ru" => include_str!("../text/ru.txt"),
+            _ => include_str!("../text/en.txt"),
+        })
+    }
+
+    /// The label `key`; a missing one shows its key.
+    pub fn get(self, key: &str) -> &'static str {
+        self.0
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or("")
+    }
+
+    /// The label `key` with its `{}` filled in order.
+    pub fn fill(self, key: &str, args: &[&dyn ToString]) -> String {
+        let mut out = String::new();
+        for (i, part) in self.get(key).split("{}").enumerate() {
+            if let Some(a) = i.checked_sub(1).and_then(|i| args.get(i)) {
+                out.push_str(&a.to_string());
+            }
+            out.push_str(part);
+        }
+        out
+    }
+}
+
+/// What the panel shows of one request's answer.
+pub struct View {
+    req: Request,
+    s: Scenario,
+    t: Text,
+    lang: &'static str,
+    /// The last progress line, kept under the results.
+    line: String,
+}
+
+impl View {
+    pub fn new(req: &Request, lang: &str) -> Option<View> {
+        Some(View {
+            req: req.clone(),
+            s: scenario::by_id(req.scenario)?,
+            t: Text::of(lang),
+            lang: if lang == "ru" { "ru" } else { "en" },
+            line: String::new(),
+        })
+    }
+
+    /// The markup a reply changes, by element id; `ms` since the search began.
+    pub fn reply(&mut self, r: &Reply, ms: f64) -> Vec<(&'static str, String)> {
+        let t = self.t;
+        match r {
+            Reply::Progress {
+                transitions,
+                unique,
+                cells,
+                of,
+            } => {
+                let rate = (f64::from(*transitions) * 1000.0 / ms.max(1.0)) as u64;
+                let mut h = Html::new();
+                if *cells == 0 {
+                    self.line = t.fill("progress", &[transitions, unique, &rate]);
+                    h.el("progress", &[("aria-label", t.get("progress_label"))], "");
+                } else {
+                    h.el(
+                        "progress",
+                        &[
+                            ("aria-label", t.get("progress_label")),
+                            ("max", &of.to_string()),
+                            ("value", &cells.to_string()),
+                        ],
+                        "",
+                    );
+                }
+                h.el("span", &[], &self.line);
+                if *of > 0 && *cells > 0 {
+                    h.text(" · ").text(&t.fill("cells", &[cells, of]));
+                }
+                vec![(PROGRESS, h.finish())]
+            }
+            Reply::Found(f) => {
+                let many = f.outcomes.iter().filter(|b| b.outcome.charges > 1).count();
+                let said = t.fill("said_found", &[&f.outcomes.len(), &many]);
+                vec![
+                    (OUTCOMES, self.found(f)),
+                    (ANNOUNCE, crate::html::esc(&said)),
+                ]
+            }
+            Reply::Table(cells) => {
+                let breaks = cells.iter().filter(|c| c.breaks).count();
+                let said = t.fill("said_table", &[&breaks, &cells.len()]);
+                let mut h = Html::new();
+                h.el(
+                    "progress",
+                    &[
+                        ("max", "1"),
+                        ("value", "1"),
+                        ("aria-label", t.get("progress_label")),
+                    ],
+                    "",
+                );
+                h.el("span", &[], &self.line);
+                h.text(" · ").text(&t.fill("took", &[&(ms as u64)]));
+                // The table last: the page takes it as the end of the answer.
+                vec![
+                    (PROGRESS, h.finish()),
+                    (ANNOUNCE, crate::html::esc(&said)),
+                    (TABLE, self.table(cells)),
+                ]
+            }
+        }
+    }
+
+    /// A link that opens `r` in the lab, with the notice it shows there.
+    fn show(&self, h: &mut Html, r: &Replay, text: &str, note: &str) {
+        let offered: Vec<Toggle> = self.s.toggles.iter().map(|(t, _)| *t).collect();
+        let href = format!(
+            "?scenario={}&step={}&seed={}&lang={}{}",
+            self.s.id,
+            r.step,
+            self.req.seed,
+            self.lang,
+            link::tail(r.toggles, self.s.default_toggles(), &offered, &r.commands)
+        );
+        h.el(
+            "a",
+            &[
+                ("href", &href),
+                ("data-act", "xshow"),
+                ("data-testid", "explore-show"),
+                ("data-note", note),
+            ],
+            text,
+        );
+    }
+
+    /// The histogram: one row per outcome, the broken ones and the most charges first.
+    fn found(&self, f: &Found) -> String {
+        let t = self.t;
+        let mut h = Html::new();
+        h.el("h4", &[], &t.fill("outcomes", &[&self.req.step]));
+        h.el(
+            "p",
+            &[("class", "muted")],
+            &format!(
+                "{} {}",
+                t.fill("bounds", &[&self.req.losses, &self.req.crashes]),
+                t.get("limits")
+            ),
+        );
+        let mut ends = t.fill("ends", &[&f.ends]);
+        if f.truncated {
+            ends = format!("{ends}. {}", t.get("truncated"));
+        }
+        h.el("p", &[], &ends);
+        h.open("ul", &[("class", "xbars")]);
+        let mut bars: Vec<&Bar> = f.outcomes.iter().collect();
+        bars.sort_by_key(|b| {
+            (
+                b.outcome.broken.is_empty(),
+                std::cmp::Reverse(b.outcome.charges),
+            )
+        });
+        let money = self.s.nodes().contains(&NodeId::Processor);
+        for b in bars {
+            let o = &b.outcome;
+            h.open(
+                "li",
+                &[
+                    ("data-testid", "explore-outcome"),
+                    ("data-charges", &o.charges.to_string()),
+                    ("class", if o.broken.is_empty() { "" } else { "broken" }),
+                ],
+            );
+            h.open(
+                "meter",
+                &[
+                    ("min", "0"),
+                    ("max", &f.ends.max(1).to_string()),
+                    ("value", &b.count.to_string()),
+                    ("aria-hidden", "true"),
+                ],
+            )
+            .close("meter");
+            let mut parts = Vec::new();
+            if money {
+                parts.push(t.fill("charged", &[&o.charged]));
+                parts.push(t.fill("charges", &[&o.charges]));
+                parts.push(t.fill("ledger", &[&o.ledger_rows]));
+            }
+            if let Some(x) = o.balance {
+                parts.push(t.fill("balance", &[&x]));
+            }
+            if let Some(x) = o.likes {
+                parts.push(t.fill("likes", &[&x]));
+            }
+            let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
+            if !beliefs.is_empty() {
+                parts.push(t.fill("app", &[&beliefs.join(", ")]));
+            }
+            parts.push(if o.broken.is_empty() {
+                t.get("all_hold").to_string()
+            } else {
+                let names: Vec<&str> = o
+                    .broken
+                    .iter()
+                    .map(|i| t.get(&format!("i.{}", i.id())))
+                    .collect();
+                t.fill("broken", &[&names.join(", ")])
+            });
+            parts.push(t.fill("count", &[&b.count]));
+            h.el("span", &[], &parts.join(" · ")).text(" ");
+            match &b.show {
+                Some(r) => {
+                    let note = match self.diverges(r) {
+                        Some(k) => t.fill("note", &[&k]),
+                        None => t.get("same").to_string(),
+                    };
+                    self.show(&mut h, r, t.get("show"), &note);
+                }
+                None => {
+                    h.el("span", &[("class", "muted")], t.get("no_show"));
+                }
+            }
+            h.close("li");
+        }
+        h.close("ul");
+        h.finish()
+    }
+
+    /// The step where `r` leaves the reader's run (`None`: it is the same run).
+    fn diverges(&self, r: &Replay) -> Option<usize> {
+        let mine = &self.req.commands;
+        let same = r
+            .commands
+            .iter()
+            .zip(mine)
+            .take_while(|(a, b)| a == b)
+            .count();
+        [r.commands.get(same), mine.get(same)]
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| *k)
+            .min()
+    }
+
+    fn believed(&self, b: Believed) -> String {
+        let t = self.t;
+        match b {
+            Believed::NotStarted => t.get("b_not_started").into(),
+            Believed::Succeeded => t.get("b_succeeded").into(),
+            Believed::Failed(s) => t.fill("b_failed", &[&s]),
+            Believed::Unknown => t.get("b_unknown").into(),
+            Believed::GaveUp => t.get("b_gave_up").into(),
+        }
+    }
+
+    fn toggle(&self, x: Toggle) -> &'static str {
+        let t = self.t;
+        match t.get(&format!("t.{}.{}", x.id(), self.s.id)) {
+            "" => t.get(&format!("t.{}", x.id())),
+            named => named,
+        }
+    }
+
+    fn fault(&self, f: Fault) -> &'static str {
+        self.t.get(match f {
+            Fault::LostResponse => "f_lost_response",
+            Fault::LostStoreReply => "f_lost_store_reply",
+            Fault::Parallel => "f_parallel",
+            Fault::Crash => "f_crash",
+            Fault::ClockPastTtl => "f_clock",
+        })
+    }
+
+    /// The truth table: a row per combination of defences, a column per fault.
+    fn table(&self, cells: &[Cell]) -> String {
+        let t = self.t;
+        let defences = self.s.defences();
+        let mut faults: Vec<Fault> = Vec::new();
+        for c in cells {
+            if !faults.contains(&c.fault) {
+                faults.push(c.fault);
+            }
+        }
+        let mut h = Html::new();
+        h.el("h4", &[], t.get("table"));
+        h.el("p", &[("class", "muted")], t.get("table_note"));
+        h.open(
+            "div",
+            &[
+                ("class", "xtable"),
+                ("role", "region"),
+                ("tabindex", "0"),
+                ("aria-label", t.get("table")),
+            ],
+        );
+        h.open("table", &[]).open("thead", &[]).open("tr", &[]);
+        h.el("th", &[("scope", "col")], t.get("defences"));
+        for f in &faults {
+            h.el("th", &[("scope", "col")], self.fault(*f));
+        }
+        h.close("tr").close("thead").open("tbody", &[]);
+        for row in cells.chunks(faults.len().max(1)) {
+            let on: Vec<Toggle> = defences
+                .iter()
+                .copied()
+                .filter(|d| row[0].toggles.has(*d))
+                .collect();
+            let names: Vec<&str> = on.iter().map(|d| self.toggle(*d)).collect();
+            let ids: Vec<&str> = on.iter().map(|d| d.id()).collect();
+            let name = if names.is_empty() {
+                t.get("none").to_string()
+            } else {
+                names.join(" + ")
+            };
+            h.open("tr", &[]);
+            h.el("th", &[("scope", "row")], &name);
+            for c in row {
+                let verdict = if c.breaks { "breaks" } else { "holds" };
+                h.open(
+                    "td",
+                    &[
+                        ("class", verdict),
+                        ("data-testid", "truth-cell"),
+                        ("data-verdict", verdict),
+                        ("data-fault", c.fault.id()),
+                        ("data-on", &ids.join(",")),
+                    ],
+                );
+                match &c.show {
+                    Some(r) if c.breaks => {
+                        let note = t.fill("cell_note", &[&name, &self.fault(c.fault)]);
+                        self.show(&mut h, r, t.get(verdict), &note);
+                    }
+                    _ => {
+                        h.text(t.get(verdict));
+                    }
+                }
+                h.close("td");
+            }
+            h.close("tr");
+        }
+        h.close("tbody").close("table").close("div");
+        h.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idem_sim::answer::answer;
+    use idem_sim::{Command, Config, Run};
+
+    /// Every element's markup of the answer to `req`, in the order posted.
+    fn markup(req: &Request, lang: &str) -> Vec<(&'static str, String)> {
+        let mut view = View::new(req, lang).expect("scenario");
+        let mut out = Vec::new();
+        answer(req, 5_000, &mut |r| out.extend(view.reply(r, 100.0)));
+        out
+    }
+
+    fn request(
+        id: &'static str,
+        off: &[Toggle],
+        commands: Vec<(usize, Command)>,
+        step: usize,
+    ) -> Request {
+        let s = scenario::by_id(id).unwrap();
+        let toggles = off
+            .iter()
+            .fold(s.default_toggles(), |a, t| a.with(*t, false));
+        Request {
+            scenario: id,
+            seed: 1,
+            toggles,
+            commands,
+            step,
+            losses: 1,
+            crashes: 1,
+            table: true,
+        }
+    }
+
+    #[test]
+    fn every_label_is_there_in_both_languages() {
+        for lang in ["en", "ru"] {
+            let t = Text::of(lang);
+            for key in [
+                "progress",
+                "show",
+                "said_table",
+                "t.atomic-claim",
+                "i.at-most-once-charge",
+            ] {
+                assert!(!t.get(key).is_empty(), "{lang} {key}");
+            }
+            assert_eq!(Text::of("en").fill("charged", &[&200]), "Charged $200");
+        }
+    }
+
+    #[test]
+    fn without_the_claim_a_two_charge_outcome_links_to_a_run_that_charges_twice() {
+        let req = request(
+            "idempotency-key",
+            &[Toggle::AtomicClaim, Toggle::KeyToProcessor],
+            vec![(2, Command::ParallelRetries(2))],
+            3,
+        );
+        let out = markup(&req, "en");
+        let ids: Vec<&str> = out.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids.first(), Some(&PROGRESS));
+        assert_eq!(ids.last(), Some(&TABLE));
+        let (_, found) = out
+            .iter()
+            .find(|(id, _)| *id == OUTCOMES)
+            .expect("outcomes");
+        let li = found
+            .split("<li ")
+            .find(|l| l.contains("data-charges=\"2\""))
+            .expect("a two-charge outcome");
+        let href = li
+            .split("href=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let href = href.replace("&amp;", "&");
+        assert!(
+            href.starts_with("?scenario=idempotency-key&step="),
+            "{href}"
+        );
+        assert!(
+            href.contains("off=atomic-claim,key-to-processor")
+                || href.contains("off=key-to-processor,atomic-claim"),
+            "{href}"
+        );
+        // The link's commands replay the run to two charges.
+        let cmds: Vec<(usize, Command)> = href
+            .split("cmd=")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .map(|c| {
+                let (k, c) = c.split_once(':').unwrap();
+                (k.parse().unwrap(), link::parse_command(c).unwrap())
+            })
+            .collect();
+        let step: usize = href
+            .split("step=")
+            .nth(1)
+            .unwrap()
+            .split('&')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let s = scenario::by_id("idempotency-key").unwrap();
+        let config = Config::defaults(&s, 1).with_toggles(req.toggles);
+        let (run, dropped) = Run::replay(s, config, &cmds);
+        assert!(dropped.is_empty());
+        assert_eq!(run.state_at(step).processor.charges.len(), 2);
+        assert!(li.contains("leaves yours at step"), "{li}");
+    }
+
+    #[test]
+    fn the_table_of_crash_after_charge_breaks_without_defences_and_holds_with_all() {
+        let req = request("crash-after-charge", &[], Vec::new(), 0);
+        let out = markup(&req, "ru");
+        let (_, table) = out.iter().find(|(id, _)| *id == TABLE).expect("table");
+        let s = scenario::by_id("crash-after-charge").unwrap();
+        let all: Vec<&str> = s.defences().iter().map(|d| d.id()).collect();
+        let cell = |on: &str| {
+            let needle = format!("data-fault=\"crash\" data-on=\"{on}\"");
+            table
+                .split("<td ")
+                .find(|c| c.contains(&needle))
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            cell("").contains("data-verdict=\"breaks\"") && cell("").contains("data-act=\"xshow\"")
+        );
+        assert!(cell(&all.join(",")).contains("data-verdict=\"holds\""));
+        assert!(table.contains("Какие защиты"));
+        assert!(!table.contains("<script") && !table.contains("style="));
+    }
+}
