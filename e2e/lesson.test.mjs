@@ -49,11 +49,11 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
         .map((b) => `${b.where}: ${b.text.slice(0, 80)}`);
       assert.deepEqual(untranslated, [], 'every block of text with words in it is Russian');
       const sections = await lab.page.locator('section.prose').count();
-      assert.equal(sections, 11, 'all eleven sections are on the page');
+      assert.equal(sections, 13, 'all thirteen sections are on the page');
 
       await lab.switchLang('en');
-      await lab.page.waitForFunction(() => !/[А-Яа-яЁё]/.test(document.body.innerText) &&
-        document.querySelectorAll('section.prose').length === 11 && document.querySelector('[data-testid=about] p'));
+      await lab.page.waitForFunction((n) => !/[А-Яа-яЁё]/.test(document.body.innerText) &&
+        document.querySelectorAll('section.prose').length === n && document.querySelector('[data-testid=about] p'), sections);
       assert.deepEqual(await lab.cyrillicLines(), [], 'no Cyrillic left in English mode');
       assert.match(await lab.page.locator('#h-why-retries').textContent(), /Why retries are inevitable/);
 

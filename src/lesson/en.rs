@@ -168,6 +168,59 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         Section {
+            id: "client",
+            title: "The client's half of the contract",
+            blocks: &[
+                P("A key on the server protects only a client that uses it well. The app creates the key once, when the user taps Pay, stores it with the pending payment so that it survives a restart of the app, and sends the same key with the same body on every attempt until it has a definite answer. A fresh key for a retry, or a changed body under the old key, switches the protection off."),
+                P("**Which answers to retry.** A retry is only for answers that leave the outcome open or say “not yet”:"),
+                Table {
+                    head: &["The answer", "What the client does", "What the user sees"],
+                    rows: &[
+                        &["`201`/`200`, a replay included", "Done: the payment exists.", "The receipt."],
+                        &["No answer: timeout, dropped connection", "The outcome is unknown: retry with the same key, after a backoff.", "“Processing…”, never “failed”."],
+                        &["`409 Conflict`: the first attempt is still running", "Retry later with the same key.", "“Processing…”"],
+                        &["`503`, `429` with `Retry-After`", "Wait as long as it asks, then retry with the same key.", "“Processing…”"],
+                        &["Another `5xx`", "Retry with the same key, after a backoff: a careful server stores nothing final for an unknown outcome.", "“Processing…”"],
+                        &["`400`, `422`", "Never retry: the request is wrong (`400`), or the key was used for another payment (`422`, a bug in the app). Nothing was charged.", "An error; the app reports the bug."],
+                        &["A definite refusal (`402`, card declined)", "Do not retry with this key: the refusal is stored and replayed. A payment with another card is a new operation with a new key.", "“Card declined”, and a way to pay again."],
+                    ],
+                },
+                P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline (say one minute). Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again."),
+                P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, keeps the key, and asks again later with it, from the pending payment it stored."),
+                Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one."),
+                ScenarioLink {
+                    scenario: "ttl-expiry",
+                    label: "Retry after the key has expired",
+                },
+            ],
+        },
+        Section {
+            id: "failures",
+            title: "What is stored when an attempt fails",
+            blocks: &[
+                P("The hard case is not the retry of a success. It is the first attempt that went wrong halfway: the card may be charged, and the ledger may have no row. What the server keeps under the key decides what every retry gets. There are three different situations:"),
+                List(&[
+                    "**A definite answer**, success or refusal (a declined card, an invalid request): the server knows what happened. It stores the answer with the key and replays it to every retry.",
+                    "**An unknown outcome**: the processor or the database did not answer in time. The charge may or may not have happened. Storing the error as final freezes a possibly wrong answer; deleting the record lets the retry charge again. The lab's ADR does neither: it answers 503, stores nothing final and keeps the claim; when the claim's lease runs out, a retry takes it over and asks the processor again with the same key, which returns the same charge.",
+                    "**Still in progress**: the claim is a lease of seconds, as long as one attempt may take, apart from the result's TTL of hours or days. An owner that died blocks retries only until its lease runs out; a finished result outlives every retry.",
+                ]),
+                P("Real systems choose differently, and the choice shows on the same fault: the processor has charged, and then the handler fails before the ledger row commits."),
+                Table {
+                    head: &["Who", "What is stored after an error", "On this fault"],
+                    rows: &[
+                        &["IETF draft (`draft-ietf-httpapi-idempotency-key-header`)", "A retry after the original completed gets “the result of the previously completed operation, success or an error”; while it is still being processed, 409.", "It does not say when an operation that timed out counts as completed: that is the implementer's choice."],
+                        &["Stripe (API v1)", "Once an endpoint has started executing, the status code and body of the first response are saved, `500` errors included, and replayed to retries with the key.", "A service built the same way replays its `500` forever: the money is taken, the ledger has no row, and the app says the payment failed."],
+                        &["AWS Lambda Powertools (idempotency utility)", "If the function raises an exception, the record is deleted, so the next call with the same payload runs again. A record left `INPROGRESS` by a timed-out function expires with the function's remaining time.", "The retry runs the handler again and charges a second time, unless the charge itself carries the key."],
+                        &["The lab's ADR", "Only definite answers. An unknown outcome answers 503 and keeps the claim; a takeover resumes the same operation.", "One charge and one ledger row: the takeover asks the processor again with the key and gets the same charge."],
+                    ],
+                },
+                ScenarioLink {
+                    scenario: "crash-after-charge",
+                    label: "Crash the API between the charge and the commit",
+                },
+            ],
+        },
+        Section {
             id: "real-world",
             title: "In the wild",
             blocks: &[
@@ -246,6 +299,9 @@ pub static LESSON: Lesson = Lesson {
                     scenario: "consumer-redelivery",
                     label: "Redeliver a message",
                 },
+                P("**A side effect outside the database.** A handler that sends an email or calls a webhook while it handles the request sends it again on every retry, and no rollback takes an email back. Write the message to an outbox table in the same transaction as the effect (the transactional outbox); a relay sends it afterwards, at least once, with the operation's id, so that the receiver can drop a repeat."),
+                P("**“Idempotent” taken for “safe in any order”.** A repeated `PUT` is harmless; a late one is not. An old `PUT` retried after a newer one has succeeded overwrites the newer value with the older. Idempotency says nothing about order: guard the write with a version (`If-Match` with an `ETag`, 412 if it has changed) or a compare-and-set."),
+                P("**A key scoped too widely.** One user's key must not find another user's answer, and a key sent to `POST /refunds` must not find the answer of `POST /charges`. Store the key under (user, method, endpoint); the IETF draft also suggests combining the key with what the server knows about the client. The lab's keys are per user: `idem:u42:K1` in Redis, `PRIMARY KEY (user_id, key)` in Postgres."),
             ],
         },
         Section {

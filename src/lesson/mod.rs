@@ -225,13 +225,15 @@ pub struct Question {
 }
 
 /// Section ids, in page order.
-pub const SECTION_IDS: [&str; 11] = [
+pub const SECTION_IDS: [&str; 13] = [
     "why-retries",
     "contract",
     "key-idea",
     "topology",
     "scenarios",
     "adr",
+    "client",
+    "failures",
     "real-world",
     "anti-patterns",
     "when-not",
