@@ -3,8 +3,9 @@
 //! templates of the lesson's [`Ui`] text. It decides nothing about the run.
 
 use crate::lesson::Ui;
-use idem_sim::net::{dollars, LossCause};
+use idem_sim::net::LossCause;
 use idem_sim::scenario::Phase;
+use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
 use idem_sim::world::{Belief, Command};
 use idem_sim::{Invariant, Millis, NodeId};
@@ -185,8 +186,12 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
             )),
             Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
             // The statement itself is shown under the narration; say that it ran.
-            Happening::Sql { outcome, .. } => Some(fill(ui.n_executed, &["Postgres", outcome])),
-            Happening::Redis { reply, .. } => Some(fill(ui.n_executed, &["Redis", reply])),
+            Happening::Sql { outcome, .. } => {
+                Some(fill(ui.n_executed, &["Postgres", &outcome.to_string()]))
+            }
+            Happening::Redis { reply, .. } => {
+                Some(fill(ui.n_executed, &["Redis", &reply.to_string()]))
+            }
             Happening::TxRollback { tx, crash: true } => {
                 Some(fill(ui.n_rollback_crash, &[&tx.to_string()]))
             }
@@ -265,6 +270,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::lesson::{ui, Lang};
+    use idem_sim::db::{Outcome, Tag};
     use idem_sim::scenario::{self, Toggle};
     use idem_sim::{Config, Run};
 
@@ -333,9 +339,18 @@ mod tests {
             .trace
             .iter()
             .find(|r| {
-                r.happenings
-                    .iter()
-                    .any(|h| matches!(h, Happening::Sql { outcome, .. } if outcome == "INSERT 0 1"))
+                r.happenings.iter().any(|h| {
+                    matches!(
+                        h,
+                        Happening::Sql {
+                            outcome: Outcome::Ok {
+                                tag: Tag::Insert(1),
+                                ..
+                            },
+                            ..
+                        }
+                    )
+                })
             })
             .expect("the ledger insert");
         for lang in crate::lesson::Lang::ALL {

@@ -9,8 +9,9 @@ use crate::narrate::node_name;
 use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use idem_sim::db::Value;
-use idem_sim::net::{dollars, Fate, Msg, Payload};
+use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
 use idem_sim::scenario::{OpSpec, Scenario};
+use idem_sim::text::dollars;
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::Belief;
 use idem_sim::{Millis, NodeId, World};
@@ -29,7 +30,7 @@ fn touched_redis_keys(rec: Option<&StepRecord>) -> Vec<String> {
     rec.iter()
         .flat_map(|r| r.happenings.iter())
         .filter_map(|h| match h {
-            Happening::Redis { cmd, .. } => cmd.split_whitespace().nth(1).map(str::to_string),
+            Happening::Redis { cmd, .. } => Some(cmd.key().to_string()),
             _ => None,
         })
         .collect()
@@ -63,7 +64,7 @@ pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
             &[("class", &classes(&[("changed", touched.contains(k))]))],
         );
         h.el("code", &[("class", "kv__key")], k);
-        h.el("code", &[("class", "kv__value")], &e.value);
+        h.el("code", &[("class", "kv__value")], &e.value.to_string());
         if let Some(ttl) = w.redis.ttl(k, w.now) {
             let text = format!("{} {}", ui.ttl, short_duration(ui, ttl));
             h.el(
@@ -372,45 +373,25 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     let mut num = |label: &str, id: &str, v: String| {
         h.el("dt", &[], label).el("dd", &[("data-testid", id)], &v);
     };
+    let o = w.observables();
     if s.expected_charge.is_some() {
         num(
             ui.charges_at_processor,
             "charge-count",
-            w.processor.charges.len().to_string(),
+            o.charges.to_string(),
         );
     }
-    if let Some(t) = w.db.table("payments") {
-        num(
-            ui.ledger_rows,
-            "ledger-rows",
-            t.committed_count().to_string(),
-        );
+    if let Some(n) = o.ledger_rows {
+        num(ui.ledger_rows, "ledger-rows", n.to_string());
     }
-    if w.db.table("accounts").is_some() {
-        num(
-            ui.balance,
-            "account-balance",
-            w.int_cell("accounts", "balance").unwrap_or(0).to_string(),
-        );
-        num(
-            ui.version,
-            "account-version",
-            w.int_cell("accounts", "version").unwrap_or(0).to_string(),
-        );
+    if let (Some(b), Some(v)) = (o.balance, o.version) {
+        num(ui.balance, "account-balance", b.to_string());
+        num(ui.version, "account-version", v.to_string());
     }
-    if w.db.table("posts").is_some() {
-        num(
-            ui.likes,
-            "post-likes",
-            w.int_cell("posts", "likes").unwrap_or(0).to_string(),
-        );
+    if let Some(n) = o.likes {
+        num(ui.likes, "post-likes", n.to_string());
     }
-    if let Some(t) = w.db.table("orders") {
-        let status = t
-            .committed_rows()
-            .next()
-            .map(|r| r[1].to_string())
-            .unwrap_or_default();
+    if let Some(status) = o.order_status {
         num(ui.order_status, "order-status", status);
     }
     h.close("dl");
@@ -474,7 +455,7 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
         r.happenings.iter().find_map(|h| match h {
             Happening::Sent {
                 msg,
-                kind: "request",
+                kind: PayloadKind::Request,
                 ..
             } => w.msgs.get(msg).and_then(|m| match &m.payload {
                 p @ Payload::Request(_) => p.command(),
@@ -762,7 +743,7 @@ pub fn topology(
         };
         let class = format!(
             "msg msg--{} {}",
-            m.payload.kind(),
+            m.payload.kind().slug(),
             classes(&[("msg--lost", at.broken), ("hidden", at.hidden)])
         );
         let tr = format!("translate({} {})", tenths(at.x), tenths(at.y));
@@ -935,7 +916,7 @@ pub fn sequence(
         y2 = y1 + (y2 - y1) * part;
         let class = format!(
             "seq__arrow seq__arrow--{} {}",
-            a.kind,
+            a.kind.slug(),
             classes(&[
                 ("lost", a.lost),
                 ("future", a.sent > cursor),

@@ -2,6 +2,7 @@
 //! (from the step that sent it to the step that delivered or lost it) and a
 //! mark per event on a lane. Pure data; `ui::sequence` draws it.
 
+use idem_sim::net::PayloadKind;
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::{MsgId, NodeId};
 
@@ -12,7 +13,7 @@ pub struct Arrow {
     pub from: NodeId,
     pub to: NodeId,
     pub label: String,
-    pub kind: &'static str,
+    pub kind: PayloadKind,
     /// The step that sent it (1-based).
     pub sent: usize,
     /// The step that delivered or lost it; `None` if still in flight at the end.
@@ -58,7 +59,7 @@ pub fn build(trace: &[StepRecord]) -> (Vec<Arrow>, Vec<Mark>) {
                     from: *from,
                     to: *to,
                     label: label.clone(),
-                    kind,
+                    kind: *kind,
                     sent: rec.index,
                     end: None,
                     lost: false,

@@ -5,6 +5,7 @@
 //! `UPDATE … WHERE` with rows affected, and a unique violation that aborts the
 //! transaction. Statements are values ([`Stmt`]) rendered as exact SQL.
 
+use crate::key::Paid;
 use crate::vecmap::VecMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -15,6 +16,8 @@ pub enum Value {
     Null,
     Int(i64),
     Text(String),
+    /// A JSON document the handler wrote (a stored response body).
+    Paid(Paid),
 }
 
 impl Value {
@@ -31,25 +34,6 @@ impl Value {
         match self {
             Value::Text(s) => Some(s),
             _ => None,
-        }
-    }
-    /// The value as a SQL literal: `NULL`, `42`, `'PAID'`.
-    pub fn sql(&self) -> String {
-        match self {
-            Value::Null => "NULL".into(),
-            Value::Int(i) => i.to_string(),
-            Value::Text(s) => format!("'{}'", s.replace('\'', "''")),
-        }
-    }
-}
-
-impl fmt::Display for Value {
-    /// The value as a table cell shows it (`NULL`, `42`, `PAID`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => f.write_str("NULL"),
-            Value::Int(i) => write!(f, "{i}"),
-            Value::Text(s) => f.write_str(s),
         }
     }
 }
@@ -219,68 +203,6 @@ pub enum Stmt {
     },
 }
 
-impl fmt::Display for Stmt {
-    /// The statement as SQL text.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Stmt::Begin => f.write_str("BEGIN"),
-            Stmt::Commit => f.write_str("COMMIT"),
-            Stmt::Rollback => f.write_str("ROLLBACK"),
-            Stmt::Insert {
-                table,
-                columns,
-                values,
-                on_conflict,
-            } => {
-                let vals: Vec<String> = values.iter().map(Value::sql).collect();
-                write!(
-                    f,
-                    "INSERT INTO {table} ({}) VALUES ({})",
-                    columns.join(", "),
-                    vals.join(", ")
-                )?;
-                if *on_conflict == OnConflict::DoNothing {
-                    f.write_str(" ON CONFLICT DO NOTHING")?;
-                }
-                Ok(())
-            }
-            Stmt::Update { table, set, cond } => {
-                let sets: Vec<String> = set
-                    .iter()
-                    .map(|a| match a {
-                        Assign::To(c, v) => format!("{c} = {}", v.sql()),
-                        Assign::Add(c, d) if *d < 0 => format!("{c} = {c} - {}", -d),
-                        Assign::Add(c, d) => format!("{c} = {c} + {d}"),
-                    })
-                    .collect();
-                write!(
-                    f,
-                    "UPDATE {table} SET {}{}",
-                    sets.join(", "),
-                    where_clause(cond)
-                )
-            }
-            Stmt::Select { table, cond } => {
-                write!(f, "SELECT * FROM {table}{}", where_clause(cond))
-            }
-        }
-    }
-}
-
-fn where_clause(cond: &[Cond]) -> String {
-    if cond.is_empty() {
-        return String::new();
-    }
-    let terms: Vec<String> = cond
-        .iter()
-        .map(|c| match c {
-            Cond::Eq(col, v) => format!("{col} = {}", v.sql()),
-            Cond::Lt(col, v) => format!("{col} < {}", v.sql()),
-        })
-        .collect();
-    format!(" WHERE {}", terms.join(" AND "))
-}
-
 /// Why a statement failed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SqlError {
@@ -326,28 +248,6 @@ impl Outcome {
     }
     pub fn is_error(&self) -> bool {
         matches!(self, Outcome::Error(_))
-    }
-}
-
-impl fmt::Display for Outcome {
-    /// As psql prints it: `INSERT 0 1`, `UPDATE 0`, `SELECT 1`, `ERROR: …`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Outcome::Ok { tag, .. } => match tag {
-                Tag::Begin => f.write_str("BEGIN"),
-                Tag::Commit => f.write_str("COMMIT"),
-                Tag::Rollback => f.write_str("ROLLBACK"),
-                Tag::Insert(n) => write!(f, "INSERT 0 {n}"),
-                Tag::Update(n) => write!(f, "UPDATE {n}"),
-                Tag::Select(n) => write!(f, "SELECT {n}"),
-            },
-            Outcome::Error(SqlError::UniqueViolation { index }) => {
-                write!(f, "ERROR: duplicate key value violates unique constraint \"{index}\"")
-            }
-            Outcome::Error(SqlError::InFailedTransaction) => {
-                f.write_str("ERROR: current transaction is aborted, commands ignored until end of transaction block")
-            }
-        }
     }
 }
 

@@ -155,9 +155,9 @@ impl Outcome {
         Outcome {
             charges: w.processor.charges.len(),
             charged: w.processor.total(),
-            ledger_rows: w.db.table("payments").map_or(0, |t| t.committed_count()),
-            balance: w.int_cell("accounts", "balance"),
-            likes: w.int_cell("posts", "likes"),
+            ledger_rows: w.ledger_rows().unwrap_or(0),
+            balance: w.balance(),
+            likes: w.likes(),
             beliefs: w
                 .client
                 .ops

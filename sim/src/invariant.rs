@@ -84,16 +84,15 @@ impl Invariant {
                 (0..ops).all(|op| w.processor.charges.iter().filter(|c| c.op == op).count() <= 1)
             }
             Invariant::LedgerMatchesCharges => {
-                let rows = w.db.table("payments").map_or(0, |t| t.committed_count());
-                rows == w.processor.charges.len()
+                w.ledger_rows().unwrap_or(0) == w.processor.charges.len()
             }
             Invariant::LikesMatchOps => {
                 let started = w.client.ops.iter().filter(|o| o.attempts > 0).count() as i64;
-                w.int_cell("posts", "likes")
+                w.likes()
                     .is_none_or(|likes| likes <= w.initial.likes + started)
             }
             Invariant::BalanceMatches => w
-                .int_cell("accounts", "balance")
+                .balance()
                 .is_none_or(|b| b >= w.initial.balance - w.intended_debits),
             Invariant::DefiniteAnswer => w.client.ops.iter().all(|o| o.belief.is_definite()),
             Invariant::ResponseMatchesRequest => w.client.ops.iter().all(|o| !o.wrong_answer),
@@ -128,10 +127,5 @@ impl World {
                 .msgs
                 .values()
                 .any(|m| matches!(m.to, NodeId::Processor | NodeId::Postgres))
-    }
-
-    /// The committed value of `column` in the first row of `table`.
-    pub fn int_cell(&self, table: &str, column: &str) -> Option<i64> {
-        self.db.first_int(table, column)
     }
 }

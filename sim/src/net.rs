@@ -151,21 +151,45 @@ pub enum Payload {
     },
 }
 
-impl Payload {
-    /// The kind, for styling and matching: `request`, `response`, `redis`, `sql`, `charge`, `broker`.
-    pub fn kind(&self) -> &'static str {
+/// What kind of message a payload is, for styling and matching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PayloadKind {
+    Request,
+    Response,
+    Redis,
+    Sql,
+    Charge,
+    Broker,
+}
+
+impl PayloadKind {
+    /// The kind's name in markup (`msg--sql`): `request`, `response`, `redis`, `sql`, `charge`, `broker`.
+    pub fn slug(self) -> &'static str {
         match self {
-            Payload::Request(_) => "request",
-            Payload::Response(_) => "response",
-            Payload::RedisCmd(_) | Payload::RedisReply(..) => "redis",
-            Payload::Sql(_) | Payload::SqlReply(..) => "sql",
+            PayloadKind::Request => "request",
+            PayloadKind::Response => "response",
+            PayloadKind::Redis => "redis",
+            PayloadKind::Sql => "sql",
+            PayloadKind::Charge => "charge",
+            PayloadKind::Broker => "broker",
+        }
+    }
+}
+
+impl Payload {
+    pub fn kind(&self) -> PayloadKind {
+        match self {
+            Payload::Request(_) => PayloadKind::Request,
+            Payload::Response(_) => PayloadKind::Response,
+            Payload::RedisCmd(_) | Payload::RedisReply(..) => PayloadKind::Redis,
+            Payload::Sql(_) | Payload::SqlReply(..) => PayloadKind::Sql,
             Payload::Charge { .. }
             | Payload::ChargeReply { .. }
-            | Payload::ChargeRefused { .. } => "charge",
+            | Payload::ChargeRefused { .. } => PayloadKind::Charge,
             Payload::Produce { .. }
             | Payload::ProduceAck { .. }
             | Payload::Deliver { .. }
-            | Payload::CommitOffset { .. } => "broker",
+            | Payload::CommitOffset { .. } => PayloadKind::Broker,
         }
     }
 
@@ -179,98 +203,6 @@ impl Payload {
                 | Payload::ChargeRefused { .. }
                 | Payload::ProduceAck { .. }
         )
-    }
-
-    /// A compact label for the diagram: `POST /charges K1`, `GET idem:u42:K1 → (nil)`, `201 pay_1`.
-    pub fn label(&self) -> String {
-        match self {
-            Payload::Request(r) => r.label(),
-            Payload::Response(r) => r.label(),
-            Payload::RedisCmd(c) => short_redis(c),
-            Payload::RedisReply(c, r) => format!("{} → {r}", short_redis(c)),
-            Payload::Sql(s) => short_sql(s),
-            Payload::SqlReply(s, o) => format!("{} → {}", short_sql(s), short_outcome(o)),
-            Payload::Charge { amount, key, .. } => match key {
-                Some(k) => format!("charge ${} {k}", dollars(*amount)),
-                None => format!("charge ${}", dollars(*amount)),
-            },
-            Payload::ChargeRefused { code } => format!("400 {code}"),
-            Payload::ChargeReply { charge, replayed } => {
-                if *replayed {
-                    format!("{charge} (replay)")
-                } else {
-                    charge.clone()
-                }
-            }
-            Payload::Produce { msg_id, seq, .. } => format!("produce {msg_id} seq={seq}"),
-            Payload::ProduceAck { seq, duplicate } => {
-                if *duplicate {
-                    format!("ack seq={seq} (dup)")
-                } else {
-                    format!("ack seq={seq}")
-                }
-            }
-            Payload::Deliver { offset, msg_id, .. } => format!("deliver #{offset} {msg_id}"),
-            Payload::CommitOffset { offset } => format!("commit offset {offset}"),
-        }
-    }
-
-    /// The exact command text, where there is one (SQL, Redis, HTTP).
-    pub fn command(&self) -> Option<String> {
-        match self {
-            Payload::Request(r) => {
-                let mut s = format!("{} {} HTTP/1.1", r.body.method(), r.body.path());
-                if let Some(k) = r.key {
-                    s.push_str(&format!("\nIdempotency-Key: {k}"));
-                }
-                let json = r.body.json();
-                if !json.is_empty() {
-                    s.push_str(&format!("\n\n{json}"));
-                }
-                Some(s)
-            }
-            Payload::RedisCmd(c) => Some(c.to_string()),
-            Payload::Sql(s) => Some(s.to_string()),
-            _ => None,
-        }
-    }
-}
-
-/// `$100.00` without the dollar sign: cents are whole dollars here.
-pub fn dollars(amount: i64) -> String {
-    format!("{amount}.00")
-}
-
-fn short_redis(c: &redis::Cmd) -> String {
-    match c {
-        redis::Cmd::Get(k) => format!("GET {k}"),
-        redis::Cmd::Set { key, nx, .. } => format!("SET {key}{}", if *nx { " NX" } else { "" }),
-        redis::Cmd::Del(k) => format!("DEL {k}"),
-        redis::Cmd::Incr(k) => format!("INCR {k}"),
-    }
-}
-
-fn short_sql(s: &Stmt) -> String {
-    match s {
-        Stmt::Begin => "BEGIN".into(),
-        Stmt::Commit => "COMMIT".into(),
-        Stmt::Rollback => "ROLLBACK".into(),
-        Stmt::Insert { table, .. } => format!("INSERT {table}"),
-        Stmt::Update { table, .. } => format!("UPDATE {table}"),
-        Stmt::Select { table, .. } => format!("SELECT {table}"),
-    }
-}
-
-fn short_outcome(o: &Outcome) -> String {
-    match o {
-        Outcome::Error(crate::db::SqlError::UniqueViolation { .. }) => "unique violation".into(),
-        Outcome::Error(crate::db::SqlError::InFailedTransaction) => "aborted".into(),
-        ok => {
-            let s = ok.to_string();
-            s.strip_prefix("INSERT 0 ")
-                .map(|n| format!("{n} row{}", if n == "1" { "" } else { "s" }))
-                .unwrap_or(s)
-        }
     }
 }
 

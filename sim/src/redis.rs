@@ -1,9 +1,9 @@
 //! Redis, reduced to the commands idempotency needs: GET, SET with NX/XX and
 //! PX, DEL, INCR. Keys expire on the virtual clock.
 
+use crate::key::KeyRecord;
 use crate::time::Millis;
 use crate::vecmap::VecMap;
-use std::fmt;
 
 /// A command, rendered exactly as `redis-cli` would take it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -11,7 +11,7 @@ pub enum Cmd {
     Get(String),
     Set {
         key: String,
-        value: String,
+        value: Value,
         nx: bool,
         xx: bool,
         ttl: Option<Ttl>,
@@ -36,63 +36,42 @@ impl Ttl {
     }
 }
 
+impl Cmd {
+    /// The key the command names.
+    pub fn key(&self) -> &str {
+        match self {
+            Cmd::Get(k) | Cmd::Del(k) | Cmd::Incr(k) | Cmd::Set { key: k, .. } => k,
+        }
+    }
+}
+
+/// A stored value: a string, or an idempotency key's record (shown as its JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Text(String),
+    Key(KeyRecord),
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+}
+
 /// A reply: `OK`, `(nil)`, a bulk string or an integer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Reply {
     Ok,
     Nil,
-    Bulk(String),
+    Bulk(Value),
     Int(i64),
     Error(String),
-}
-
-impl fmt::Display for Cmd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Cmd::Get(k) => write!(f, "GET {k}"),
-            Cmd::Set {
-                key,
-                value,
-                nx,
-                xx,
-                ttl,
-            } => {
-                write!(f, "SET {key} '{value}'")?;
-                if *nx {
-                    f.write_str(" NX")?;
-                }
-                if *xx {
-                    f.write_str(" XX")?;
-                }
-                match ttl {
-                    Some(Ttl::Ex(s)) => write!(f, " EX {s}")?,
-                    Some(Ttl::Px(ms)) => write!(f, " PX {ms}")?,
-                    None => {}
-                }
-                Ok(())
-            }
-            Cmd::Del(k) => write!(f, "DEL {k}"),
-            Cmd::Incr(k) => write!(f, "INCR {k}"),
-        }
-    }
-}
-
-impl fmt::Display for Reply {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Reply::Ok => f.write_str("OK"),
-            Reply::Nil => f.write_str("(nil)"),
-            Reply::Bulk(s) => write!(f, "\"{s}\""),
-            Reply::Int(i) => write!(f, "(integer) {i}"),
-            Reply::Error(e) => write!(f, "(error) {e}"),
-        }
-    }
 }
 
 /// A stored value and its absolute expiry time, if any.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Entry {
-    pub value: String,
+    pub value: Value,
     pub expires_at: Option<Millis>,
 }
 
@@ -158,12 +137,16 @@ impl Redis {
                     value: "0".into(),
                     expires_at: None,
                 });
-                match e.value.parse::<i64>() {
-                    Ok(n) => {
-                        e.value = (n + 1).to_string();
+                let n = match &e.value {
+                    Value::Text(s) => s.parse::<i64>().ok(),
+                    Value::Key(_) => None,
+                };
+                match n {
+                    Some(n) => {
+                        e.value = Value::Text((n + 1).to_string());
                         Reply::Int(n + 1)
                     }
-                    Err(_) => Reply::Error("ERR value is not an integer or out of range".into()),
+                    None => Reply::Error("ERR value is not an integer or out of range".into()),
                 }
             }
         }

@@ -2,9 +2,10 @@
 //! sequence diagram from it and animates the topology with it; the tests read
 //! it too. Texts in it are language-neutral (commands, labels, ids).
 
-use crate::db::TxId;
+use crate::db::{Outcome, Stmt, TxId};
 use crate::invariant::Invariant;
-use crate::net::{Fate, LossCause, MsgId, NodeId, ReqId};
+use crate::net::{Fate, LossCause, MsgId, NodeId, PayloadKind, ReqId};
+use crate::redis;
 use crate::scenario::Phase;
 use crate::time::Millis;
 use crate::world::{Belief, Command};
@@ -18,7 +19,7 @@ pub enum Happening {
         from: NodeId,
         to: NodeId,
         label: String,
-        kind: &'static str,
+        kind: PayloadKind,
         arrives_at: Millis,
         fate: Fate,
     },
@@ -48,19 +49,19 @@ pub enum Happening {
     },
     /// Redis ran a command.
     Redis {
-        cmd: String,
-        reply: String,
+        cmd: redis::Cmd,
+        reply: redis::Reply,
     },
     /// Postgres ran a statement. `touched` lists (table, row id) it wrote.
     Sql {
         tx: Option<TxId>,
-        sql: String,
-        outcome: String,
+        stmt: Stmt,
+        outcome: Outcome,
         touched: Vec<(&'static str, u32)>,
     },
     /// A statement waits for a row lock held by `on`.
     SqlWaits {
-        sql: String,
+        stmt: Stmt,
         on: TxId,
     },
     TxBegin(TxId),
@@ -151,11 +152,11 @@ impl StepRecord {
             .filter(|h| matches!(h, Happening::Sent { .. }))
     }
 
-    /// The first exact command this step executed (SQL, Redis), with its result.
+    /// The first exact command this step executed (SQL, Redis), with its result, as text.
     pub fn command(&self) -> Option<(String, String)> {
         self.happenings.iter().find_map(|h| match h {
-            Happening::Sql { sql, outcome, .. } => Some((sql.clone(), outcome.clone())),
-            Happening::Redis { cmd, reply } => Some((cmd.clone(), reply.clone())),
+            Happening::Sql { stmt, outcome, .. } => Some((stmt.to_string(), outcome.to_string())),
+            Happening::Redis { cmd, reply } => Some((cmd.to_string(), reply.to_string())),
             _ => None,
         })
     }
@@ -196,8 +197,8 @@ fn render(h: &Happening) -> Option<String> {
         Happening::Duplicated { .. } => "DUPLICATED".into(),
         Happening::Phase { node, phase, .. } => format!("{node}:{phase:?}"),
         Happening::Redis { cmd, reply } => format!("{cmd} → {reply}"),
-        Happening::Sql { sql, outcome, .. } => format!("{sql} → {outcome}"),
-        Happening::SqlWaits { sql, on } => format!("{sql} waits for {on}"),
+        Happening::Sql { stmt, outcome, .. } => format!("{stmt} → {outcome}"),
+        Happening::SqlWaits { stmt, on } => format!("{stmt} waits for {on}"),
         Happening::TxBegin(_) | Happening::TxCommit(_) => return None,
         Happening::TxRollback { tx, crash } => format!(
             "ROLLBACK {tx}{}",

@@ -6,6 +6,7 @@
 use crate::db::{self, Assign, Cond, ConnId, Db, Exec, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Body, KeyId, OpId, Reply, Request, Response};
 use crate::invariant::Invariant;
+use crate::key::{KeyRecord, Paid};
 use crate::net::{
     Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId, Verdict,
 };
@@ -215,39 +216,40 @@ pub struct Stored {
 }
 
 impl Stored {
-    /// The JSON kept in Redis.
-    fn json(&self) -> String {
-        if self.completed {
-            format!(
-                "{{\"status\":{},\"payment_id\":\"{}\",\"amount\":{},\"request_hash\":\"{}\"}}",
-                self.code, self.payment, self.amount, self.hash
-            )
-        } else {
-            format!(
-                "{{\"status\":\"processing\",\"request_hash\":\"{}\"}}",
-                self.hash
-            )
+    /// The record kept in Redis (or the in-process map).
+    fn record(&self) -> KeyRecord {
+        KeyRecord {
+            hash: self.hash.clone(),
+            done: self.completed.then(|| {
+                (
+                    self.code,
+                    Paid {
+                        payment: self.payment.clone(),
+                        amount: self.amount,
+                    },
+                )
+            }),
         }
     }
 
-    fn from_json(s: &str, now: Millis) -> Stored {
-        let code = field(s, "status").and_then(|v| v.parse().ok());
+    fn from_record(r: KeyRecord, now: Millis) -> Stored {
+        let (code, paid) = r.done.map_or((0, None), |(c, p)| (c, Some(p)));
         Stored {
-            completed: code.is_some(),
-            hash: field(s, "request_hash").unwrap_or_default(),
-            code: code.unwrap_or(0),
-            payment: field(s, "payment_id").unwrap_or_default(),
-            amount: field(s, "amount").and_then(|v| v.parse().ok()).unwrap_or(0),
+            completed: paid.is_some(),
+            hash: r.hash,
+            code,
+            amount: paid.as_ref().map_or(0, |p| p.amount),
+            payment: paid.map(|p| p.payment).unwrap_or_default(),
             locked_at: now,
         }
     }
 
     fn from_row(table: &db::Table, row: &[Value]) -> Stored {
         let get = |c: &str| row[table.col(c)].clone();
-        let body = get("response_body")
-            .as_text()
-            .map(str::to_string)
-            .unwrap_or_default();
+        let (payment, amount) = match get("response_body") {
+            Value::Paid(p) => (p.payment, p.amount),
+            _ => (String::new(), 0),
+        };
         Stored {
             completed: get("status").as_text() == Some("completed"),
             hash: get("request_hash")
@@ -255,21 +257,11 @@ impl Stored {
                 .unwrap_or_default()
                 .to_string(),
             code: get("response_code").as_int().unwrap_or(0) as u16,
-            payment: field(&body, "payment_id").unwrap_or_default(),
-            amount: field(&body, "amount")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
+            payment,
+            amount,
             locked_at: Millis(get("locked_at").as_int().unwrap_or(0) as u64),
         }
     }
-}
-
-/// Reads `"name":value` from our own flat JSON.
-fn field(json: &str, name: &str) -> Option<String> {
-    let start = json.find(&format!("\"{name}\":"))? + name.len() + 3;
-    let rest = &json[start..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(rest[..end].trim_matches('"').to_string())
 }
 
 /// A request being handled by an API instance (or a record by the consumer).
@@ -893,10 +885,12 @@ impl World {
             (NodeId::Consumer, p) => self.consumer_reply(m.req.unwrap_or(ReqId(0)), p, hs),
             (NodeId::Redis, Payload::RedisCmd(cmd)) => {
                 let reply = self.redis.execute(&cmd, self.now);
-                hs.push(Happening::Redis {
-                    cmd: self.text(|| cmd.to_string()),
-                    reply: self.text(|| reply.to_string()),
-                });
+                if !self.untraced {
+                    hs.push(Happening::Redis {
+                        cmd: cmd.clone(),
+                        reply: reply.clone(),
+                    });
+                }
                 self.send(
                     NodeId::Redis,
                     m.from,
@@ -1025,22 +1019,27 @@ impl World {
     }
 
     fn sql_happened(&mut self, stmt: &Stmt, exec: &Exec, hs: &mut Vec<Happening>) {
+        // The explorer's worlds skip the trace's copies of statements and results.
+        let traced = !self.untraced;
         match exec {
-            Exec::Blocked { on } => hs.push(Happening::SqlWaits {
-                sql: self.text(|| stmt.to_string()),
+            Exec::Blocked { on } if traced => hs.push(Happening::SqlWaits {
+                stmt: stmt.clone(),
                 on: *on,
             }),
+            Exec::Blocked { .. } => {}
             Exec::Done {
                 outcome,
                 tx,
                 touched,
             } => {
-                hs.push(Happening::Sql {
-                    tx: *tx,
-                    sql: self.text(|| stmt.to_string()),
-                    outcome: self.text(|| outcome.to_string()),
-                    touched: touched.clone(),
-                });
+                if traced {
+                    hs.push(Happening::Sql {
+                        tx: *tx,
+                        stmt: stmt.clone(),
+                        outcome: outcome.clone(),
+                        touched: touched.clone(),
+                    });
+                }
                 if let Some(tx) = *tx {
                     match (stmt, outcome) {
                         (Stmt::Begin, _) => hs.push(Happening::TxBegin(tx)),
@@ -1875,7 +1874,7 @@ impl World {
                             Phase::Claim,
                             Call::Redis(redis::Cmd::Set {
                                 key: redis_key(),
-                                value: marker.json(),
+                                value: redis::Value::Key(marker.record()),
                                 nx: true,
                                 xx: false,
                                 ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
@@ -1902,7 +1901,9 @@ impl World {
             (Phase::CheckKey | Phase::Lookup, found) => {
                 let c = cfg.expect("keyed");
                 let stored = match found {
-                    Input::Redis(redis::Reply::Bulk(v)) => Some(Stored::from_json(&v, self.now)),
+                    Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
+                        Some(Stored::from_record(r, self.now))
+                    }
                     Input::Sql(Outcome::Ok { rows, .. }) if !rows.is_empty() => {
                         let t = self.db.table("idempotency_keys").expect("table");
                         Some(Stored::from_row(t, &rows[0]))
@@ -2044,7 +2045,7 @@ impl World {
                         Phase::StoreResponse,
                         Call::Redis(redis::Cmd::Set {
                             key: redis_key(),
-                            value: stored.json(),
+                            value: redis::Value::Key(stored.record()),
                             nx: false,
                             xx: false,
                             ttl: Some(redis::Ttl::Px(ttl.0)),
@@ -2086,7 +2087,10 @@ impl World {
             Some(c) if c.store == KeyStore::Postgres => {
                 let (payment, paid) = Self::payment_of(h, amount);
                 let k = key.clone().unwrap_or_default();
-                let body = format!("{{\"payment_id\":\"{payment}\",\"amount\":{paid}}}");
+                let body = Paid {
+                    payment,
+                    amount: paid,
+                };
                 let mut cond = key_cond(h.req.user, &k);
                 cond.push(Cond::Eq("status", Value::text("processing")));
                 cond.push(Cond::Eq(
@@ -2100,7 +2104,7 @@ impl World {
                         set: vec![
                             Assign::To("status", Value::text("completed")),
                             Assign::To("response_code", Value::Int(201)),
-                            Assign::To("response_body", Value::text(body)),
+                            Assign::To("response_body", Value::Paid(body)),
                         ],
                         cond,
                     }),

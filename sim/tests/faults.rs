@@ -13,7 +13,10 @@
 //! - Commands never panic; keys are scoped per user; Postgres keys expire; the
 //!   processor refuses a reused key with other parameters.
 
+use idem_sim::db::Value;
+use idem_sim::key::KeyRecord;
 use idem_sim::net::NodeId;
+use idem_sim::redis;
 use idem_sim::scenario::{self, KeyMode, Op, OpSpec, Scenario, Toggle};
 use idem_sim::trace::Happening;
 use idem_sim::world::{Belief, CommandError, CLAIM_LEASE};
@@ -94,7 +97,7 @@ fn consumer_redelivery_a_crash_with_the_debit_in_flight_debits_once() {
     // Once: balance 300 instead of 400.
     let mut r = defended("consumer-redelivery", 1);
     r.apply_at(8, Command::Crash(NodeId::Consumer)).unwrap();
-    assert_eq!(r.end().int_cell("accounts", "balance"), Some(400));
+    assert_eq!(r.end().balance(), Some(400));
     assert!(r.end().invariants[&Invariant::BalanceMatches]);
 }
 
@@ -104,12 +107,7 @@ fn counter_increment_a_crash_and_a_restart_count_one_like() {
     let mut r = defended("counter-increment", 28);
     r.apply_at(6, Command::Crash(NodeId::Api(0))).unwrap();
     r.apply_at(14, Command::Restart(NodeId::Api(0))).unwrap();
-    assert_eq!(
-        r.end().int_cell("posts", "likes"),
-        Some(101),
-        "{}",
-        r.text()
-    );
+    assert_eq!(r.end().likes(), Some(101), "{}", r.text());
     assert!(statements_lost_to_a_closed_session(&r) >= 1);
 }
 
@@ -133,7 +131,7 @@ fn idempotency_key_a_lost_processor_reply_is_resumed_not_stored() {
         .iter()
         .any(|h| matches!(h, Happening::Responded { status: 503, .. })));
     assert!(!hs.iter().any(|h| matches!(h, Happening::Redis { cmd, .. }
-        if cmd.contains("\"status\":503"))));
+        if cmd.to_string().contains("\"status\":503"))));
     assert!(hs
         .iter()
         .any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
@@ -208,9 +206,9 @@ fn concurrent_duplicates_a_fenced_owner_rolls_back_and_answers_with_the_winner()
                 .iter()
                 .flat_map(|rec| &rec.happenings)
                 .filter(|h| {
-                    matches!(h, Happening::Sql { sql, outcome, .. }
-                    if sql.starts_with("UPDATE idempotency_keys SET status = 'completed'")
-                        && outcome == "UPDATE 0")
+                    matches!(h, Happening::Sql { stmt: sql, outcome, .. }
+                    if sql.to_string().starts_with("UPDATE idempotency_keys SET status = 'completed'")
+                        && outcome.to_string() == "UPDATE 0")
                 })
                 .count();
         }
@@ -224,7 +222,7 @@ fn idempotency_key_a_crash_after_the_claim_is_not_stuck_for_a_day() {
     // got 409 and the app gave up. Now the claim is a lease of a few seconds.
     let base = defended("idempotency-key", 1);
     let claimed = base
-        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply == "OK"))
+        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply.to_string() == "OK"))
         .expect("the claim");
     let mut r = base.clone();
     r.apply_at(claimed, Command::Crash(NodeId::Api(0))).unwrap();
@@ -352,11 +350,11 @@ fn postgres_keys_expire_after_their_ttl() {
     // over and runs again (a second charge), instead of replaying a day-old
     // answer from the key table…
     let takeover = r.find(|h| {
-        matches!(h, Happening::Sql { sql, outcome, .. }
-            if sql.starts_with("UPDATE idempotency_keys SET status = 'processing'")
+        matches!(h, Happening::Sql { stmt: sql, outcome, .. }
+            if sql.to_string().starts_with("UPDATE idempotency_keys SET status = 'processing'")
                 // The first claim's token: taken at 80 ms (this scenario's fixed mobile latency).
-                && sql.ends_with("locked_at = 80")
-                && outcome == "UPDATE 1")
+                && sql.to_string().ends_with("locked_at = 80")
+                && outcome.to_string() == "UPDATE 1")
     });
     assert!(takeover.is_some_and(|k| k > first_done), "{}", r.text());
     let end = r.end();
@@ -431,18 +429,21 @@ fn a_completed_key_is_never_overwritten_by_an_error() {
 
 /// The payment the key's completed record answers with (Postgres row or Redis entry).
 fn stored_payment(w: &World) -> Option<String> {
-    let field = |s: &str| {
-        let i = s.find("\"payment_id\":\"")? + 14;
-        Some(s[i..].split('"').next()?.to_string())
-    };
     if let Some(t) = w.db.table("idempotency_keys") {
         for r in t.committed_rows() {
             if r[t.col("status")].as_text() == Some("completed") {
-                return field(r[t.col("response_body")].as_text()?);
+                if let Value::Paid(p) = &r[t.col("response_body")] {
+                    return Some(p.payment.clone());
+                }
             }
         }
     }
-    w.redis.keys.values().find_map(|e| field(&e.value))
+    w.redis.keys.values().find_map(|e| match &e.value {
+        redis::Value::Key(KeyRecord {
+            done: Some((_, p)), ..
+        }) => Some(p.payment.clone()),
+        _ => None,
+    })
 }
 
 // ---------------------------------------------------------------- liveness
@@ -470,7 +471,7 @@ fn liveness_breaks_when_the_fault_never_stops() {
     // lease is not the cause here (it would have let a retry resume).
     let base = defended("idempotency-key", 1);
     let claimed = base
-        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply == "OK"))
+        .find(|h| matches!(h, Happening::Redis { reply, .. } if reply.to_string() == "OK"))
         .unwrap();
     let mut r = base;
     r.apply_at(claimed, Command::Crash(NodeId::Api(0))).unwrap();

@@ -70,8 +70,8 @@ fn crashed(node: NodeId) -> impl Fn(&Happening) -> bool {
 /// A `COMMIT` that made a change to `table` visible.
 fn commit_touching(table: &'static str) -> impl Fn(&Happening) -> bool {
     move |h| {
-        matches!(h, Happening::Sql { sql, outcome, touched, .. }
-            if sql == "COMMIT" && outcome == "COMMIT" && touched.iter().any(|(t, _)| *t == table))
+        matches!(h, Happening::Sql { stmt: sql, outcome, touched, .. }
+            if sql.to_string() == "COMMIT" && outcome.to_string() == "COMMIT" && touched.iter().any(|(t, _)| *t == table))
     }
 }
 
@@ -79,9 +79,9 @@ fn commit_touching(table: &'static str) -> impl Fn(&Happening) -> bool {
 fn sql_log(run: &Run, prefix: &str) -> Vec<String> {
     happenings(run)
         .filter_map(|h| match h {
-            Happening::Sql { sql, outcome, .. } if sql.starts_with(prefix) => {
-                Some(format!("{sql} → {outcome}"))
-            }
+            Happening::Sql {
+                stmt: sql, outcome, ..
+            } if sql.to_string().starts_with(prefix) => Some(format!("{sql} → {outcome}")),
             _ => None,
         })
         .collect()
@@ -200,7 +200,7 @@ fn check(run: &Run, e: Expect) {
             .find(|r| {
                 r.happenings.iter().any(|h| {
                     matches!(h, Happening::Redis { cmd, reply }
-                    if cmd.starts_with(&format!("SET {k} ")) && reply == "OK")
+                    if cmd.to_string().starts_with(&format!("SET {k} ")) && reply.to_string() == "OK")
                 })
             })
             .unwrap_or_else(|| panic!("no SET of {k}"));
@@ -252,8 +252,8 @@ fn check(run: &Run, e: Expect) {
 fn account(run: &Run) -> (i64, i64) {
     let end = run.end();
     (
-        end.int_cell("accounts", "balance").expect("balance"),
-        end.int_cell("accounts", "version").expect("version"),
+        end.balance().expect("balance"),
+        end.observables().version.expect("version"),
     )
 }
 
@@ -368,7 +368,7 @@ fn idempotency_key_as_the_seed_tells_it_get_misses_then_hits() {
     let hit = nth_step(
         &r,
         2,
-        |h| matches!(h, Happening::Redis { cmd, .. } if cmd.starts_with("GET")),
+        |h| matches!(h, Happening::Redis { cmd, .. } if cmd.to_string().starts_with("GET")),
     );
     assert!(r.trace[hit..]
         .iter()
@@ -453,7 +453,7 @@ fn conditional_update_after_another_writer_the_client_must_reread() {
     let first_client_update = nth_step(
         &r,
         2,
-        |h| matches!(h, Happening::Sql { sql, .. } if sql.starts_with("UPDATE")),
+        |h| matches!(h, Happening::Sql { stmt: sql, .. } if sql.to_string().starts_with("UPDATE")),
     );
     assert!(external < first_client_update);
     assert!(client_got(&r).ends_with(&["200 balance=70 v6".to_string()]));
@@ -465,7 +465,7 @@ fn conditional_update_without_the_version_check_debits_twice() {
     let second_debit = nth_step(
         &r,
         2,
-        |h| matches!(h, Happening::Sql { sql, outcome, .. } if sql.starts_with("UPDATE accounts") && outcome == "UPDATE 1"),
+        |h| matches!(h, Happening::Sql { stmt: sql, outcome, .. } if sql.to_string().starts_with("UPDATE accounts") && outcome.to_string() == "UPDATE 1"),
     );
     check(
         &r,
@@ -486,7 +486,7 @@ fn counter_increment_naive_doubles_the_like() {
     let second_inc = nth_step(
         &r,
         2,
-        |h| matches!(h, Happening::Sql { sql, outcome, .. } if sql.starts_with("UPDATE posts") && outcome == "UPDATE 1"),
+        |h| matches!(h, Happening::Sql { stmt: sql, outcome, .. } if sql.to_string().starts_with("UPDATE posts") && outcome.to_string() == "UPDATE 1"),
     );
     check(
         &r,
@@ -496,7 +496,7 @@ fn counter_increment_naive_doubles_the_like() {
             ..Expect::default()
         },
     );
-    assert_eq!(r.end().int_cell("posts", "likes"), Some(102));
+    assert_eq!(r.end().likes(), Some(102));
     assert!(committed(&r, "like_ops").is_empty());
 }
 
@@ -510,7 +510,7 @@ fn counter_increment_with_op_dedup_counts_once() {
             ..Expect::default()
         },
     );
-    assert_eq!(r.end().int_cell("posts", "likes"), Some(101));
+    assert_eq!(r.end().likes(), Some(101));
     assert_eq!(committed(&r, "like_ops"), [["op_7f3a"]]);
     let ins = "INSERT INTO like_ops (op_id) VALUES ('op_7f3a') ON CONFLICT DO NOTHING";
     assert_eq!(
@@ -538,7 +538,7 @@ fn counter_increment_on_conflict_without_a_unique_index_doubles_again() {
             ..Expect::default()
         },
     );
-    assert_eq!(r.end().int_cell("posts", "likes"), Some(102));
+    assert_eq!(r.end().likes(), Some(102));
     assert_eq!(committed(&r, "like_ops"), [["op_7f3a"], ["op_7f3a"]]);
     let ins = "INSERT INTO like_ops (op_id) VALUES ('op_7f3a') ON CONFLICT DO NOTHING";
     assert_eq!(
@@ -1156,8 +1156,8 @@ fn crash_before_commit_same_transaction_without_processor_key_charges_twice() {
     );
     // The claim stayed 'processing': 409 until its lease ran out, then a takeover charged again.
     let takeover = nth_step(&r, 1, |h| {
-        matches!(h, Happening::Sql { sql, outcome, .. }
-            if sql.starts_with("UPDATE idempotency_keys SET status = 'processing'") && outcome == "UPDATE 1")
+        matches!(h, Happening::Sql { stmt: sql, outcome, .. }
+            if sql.to_string().starts_with("UPDATE idempotency_keys SET status = 'processing'") && outcome.to_string() == "UPDATE 1")
     });
     let refused = nth_step(&r, 1, |h| {
         matches!(h, Happening::Responded { status: 409, .. })
@@ -1257,7 +1257,7 @@ fn transaction_rolls_back_the_ledger_row_but_not_the_charge() {
     let insert = nth_step(
         &r,
         1,
-        |h| matches!(h, Happening::Sql { sql, .. } if sql.starts_with("INSERT INTO payments")),
+        |h| matches!(h, Happening::Sql { stmt: sql, .. } if sql.to_string().starts_with("INSERT INTO payments")),
     );
     r.apply_at(insert, Command::Crash(NodeId::Api(0))).unwrap();
     let rolled_back = r.state_at(insert + 1);
@@ -1311,7 +1311,7 @@ fn check_pipeline(
         },
     );
     let end = r.end();
-    assert_eq!(end.int_cell("accounts", "balance"), Some(balance));
+    assert_eq!(end.balance(), Some(balance));
     assert_eq!(end.broker.log.len(), records);
     assert!(end.broker.log.iter().all(|rec| rec.msg_id == "evt_1"));
     assert_eq!(
@@ -1493,7 +1493,7 @@ fn status_transition_without_the_row_count_check_charges_twice() {
     let zero = nth_step(
         &r,
         1,
-        |h| matches!(h, Happening::Sql { sql, outcome, .. } if sql.starts_with("UPDATE orders") && outcome == "UPDATE 0"),
+        |h| matches!(h, Happening::Sql { stmt: sql, outcome, .. } if sql.to_string().starts_with("UPDATE orders") && outcome.to_string() == "UPDATE 0"),
     );
     assert!(zero < nth_step(&r, 2, fresh_charge));
 }

@@ -1,0 +1,297 @@
+//! The core's values as text, in one place: SQL as `psql` takes it and its
+//! command tags, Redis commands as `redis-cli` takes them and their replies,
+//! a key's record as the JSON the lesson shows, messages' labels and exact
+//! commands. The trace carries the typed values; the page and the tests
+//! render them through these, and nothing reads text back.
+
+use crate::db::{self, Assign, Cond, OnConflict, Outcome, SqlError, Stmt, Tag};
+use crate::key::{KeyRecord, Paid};
+use crate::net::Payload;
+use crate::redis;
+use std::fmt;
+
+impl db::Value {
+    /// The value as a SQL literal: `NULL`, `42`, `'PAID'`.
+    pub fn sql(&self) -> String {
+        match self {
+            db::Value::Null => "NULL".into(),
+            db::Value::Int(i) => i.to_string(),
+            db::Value::Text(s) => format!("'{}'", s.replace('\'', "''")),
+            db::Value::Paid(p) => format!("'{p}'"),
+        }
+    }
+
+}
+
+impl fmt::Display for db::Value {
+    /// The value as a table cell shows it (`NULL`, `42`, `PAID`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            db::Value::Null => f.write_str("NULL"),
+            db::Value::Int(i) => write!(f, "{i}"),
+            db::Value::Text(s) => f.write_str(s),
+            db::Value::Paid(p) => p.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for Stmt {
+    /// The statement as SQL text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stmt::Begin => f.write_str("BEGIN"),
+            Stmt::Commit => f.write_str("COMMIT"),
+            Stmt::Rollback => f.write_str("ROLLBACK"),
+            Stmt::Insert {
+                table,
+                columns,
+                values,
+                on_conflict,
+            } => {
+                let vals: Vec<String> = values.iter().map(db::Value::sql).collect();
+                write!(
+                    f,
+                    "INSERT INTO {table} ({}) VALUES ({})",
+                    columns.join(", "),
+                    vals.join(", ")
+                )?;
+                if *on_conflict == OnConflict::DoNothing {
+                    f.write_str(" ON CONFLICT DO NOTHING")?;
+                }
+                Ok(())
+            }
+            Stmt::Update { table, set, cond } => {
+                let sets: Vec<String> = set
+                    .iter()
+                    .map(|a| match a {
+                        Assign::To(c, v) => format!("{c} = {}", v.sql()),
+                        Assign::Add(c, d) if *d < 0 => format!("{c} = {c} - {}", -d),
+                        Assign::Add(c, d) => format!("{c} = {c} + {d}"),
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "UPDATE {table} SET {}{}",
+                    sets.join(", "),
+                    where_clause(cond)
+                )
+            }
+            Stmt::Select { table, cond } => {
+                write!(f, "SELECT * FROM {table}{}", where_clause(cond))
+            }
+        }
+    }
+}
+
+fn where_clause(cond: &[Cond]) -> String {
+    if cond.is_empty() {
+        return String::new();
+    }
+    let terms: Vec<String> = cond
+        .iter()
+        .map(|c| match c {
+            Cond::Eq(col, v) => format!("{col} = {}", v.sql()),
+            Cond::Lt(col, v) => format!("{col} < {}", v.sql()),
+        })
+        .collect();
+    format!(" WHERE {}", terms.join(" AND "))
+}
+
+impl fmt::Display for Outcome {
+    /// As psql prints it: `INSERT 0 1`, `UPDATE 0`, `SELECT 1`, `ERROR: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Ok { tag, .. } => match tag {
+                Tag::Begin => f.write_str("BEGIN"),
+                Tag::Commit => f.write_str("COMMIT"),
+                Tag::Rollback => f.write_str("ROLLBACK"),
+                Tag::Insert(n) => write!(f, "INSERT 0 {n}"),
+                Tag::Update(n) => write!(f, "UPDATE {n}"),
+                Tag::Select(n) => write!(f, "SELECT {n}"),
+            },
+            Outcome::Error(SqlError::UniqueViolation { index }) => {
+                write!(f, "ERROR: duplicate key value violates unique constraint \"{index}\"")
+            }
+            Outcome::Error(SqlError::InFailedTransaction) => {
+                f.write_str("ERROR: current transaction is aborted, commands ignored until end of transaction block")
+            }
+        }
+    }
+}
+
+
+impl fmt::Display for redis::Cmd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            redis::Cmd::Get(k) => write!(f, "GET {k}"),
+            redis::Cmd::Set {
+                key,
+                value,
+                nx,
+                xx,
+                ttl,
+            } => {
+                write!(f, "SET {key} '{value}'")?;
+                if *nx {
+                    f.write_str(" NX")?;
+                }
+                if *xx {
+                    f.write_str(" XX")?;
+                }
+                match ttl {
+                    Some(redis::Ttl::Ex(s)) => write!(f, " EX {s}")?,
+                    Some(redis::Ttl::Px(ms)) => write!(f, " PX {ms}")?,
+                    None => {}
+                }
+                Ok(())
+            }
+            redis::Cmd::Del(k) => write!(f, "DEL {k}"),
+            redis::Cmd::Incr(k) => write!(f, "INCR {k}"),
+        }
+    }
+}
+
+impl fmt::Display for redis::Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            redis::Reply::Ok => f.write_str("OK"),
+            redis::Reply::Nil => f.write_str("(nil)"),
+            redis::Reply::Bulk(s) => write!(f, "\"{s}\""),
+            redis::Reply::Int(i) => write!(f, "(integer) {i}"),
+            redis::Reply::Error(e) => write!(f, "(error) {e}"),
+        }
+    }
+}
+
+
+impl fmt::Display for redis::Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            redis::Value::Text(s) => f.write_str(s),
+            redis::Value::Key(k) => k.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for Paid {
+    /// The response body kept in `idempotency_keys.response_body`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{{\"payment_id\":\"{}\",\"amount\":{}}}",
+            self.payment, self.amount
+        )
+    }
+}
+
+impl fmt::Display for KeyRecord {
+    /// The JSON kept in Redis: `{"status":201,"payment_id":…}` or `{"status":"processing",…}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.done {
+            Some((code, p)) => write!(
+                f,
+                "{{\"status\":{code},\"payment_id\":\"{}\",\"amount\":{},\"request_hash\":\"{}\"}}",
+                p.payment, p.amount, self.hash
+            ),
+            None => write!(
+                f,
+                "{{\"status\":\"processing\",\"request_hash\":\"{}\"}}",
+                self.hash
+            ),
+        }
+    }
+}
+
+impl Payload {
+    /// A compact label for the diagram: `POST /charges K1`, `GET idem:u42:K1 → (nil)`, `201 pay_1`.
+    pub fn label(&self) -> String {
+        match self {
+            Payload::Request(r) => r.label(),
+            Payload::Response(r) => r.label(),
+            Payload::RedisCmd(c) => short_redis(c),
+            Payload::RedisReply(c, r) => format!("{} → {r}", short_redis(c)),
+            Payload::Sql(s) => short_sql(s),
+            Payload::SqlReply(s, o) => format!("{} → {}", short_sql(s), short_outcome(o)),
+            Payload::Charge { amount, key, .. } => match key {
+                Some(k) => format!("charge ${} {k}", dollars(*amount)),
+                None => format!("charge ${}", dollars(*amount)),
+            },
+            Payload::ChargeRefused { code } => format!("400 {code}"),
+            Payload::ChargeReply { charge, replayed } => {
+                if *replayed {
+                    format!("{charge} (replay)")
+                } else {
+                    charge.clone()
+                }
+            }
+            Payload::Produce { msg_id, seq, .. } => format!("produce {msg_id} seq={seq}"),
+            Payload::ProduceAck { seq, duplicate } => {
+                if *duplicate {
+                    format!("ack seq={seq} (dup)")
+                } else {
+                    format!("ack seq={seq}")
+                }
+            }
+            Payload::Deliver { offset, msg_id, .. } => format!("deliver #{offset} {msg_id}"),
+            Payload::CommitOffset { offset } => format!("commit offset {offset}"),
+        }
+    }
+
+    /// The exact command text, where there is one (SQL, Redis, HTTP).
+    pub fn command(&self) -> Option<String> {
+        match self {
+            Payload::Request(r) => {
+                let mut s = format!("{} {} HTTP/1.1", r.body.method(), r.body.path());
+                if let Some(k) = r.key {
+                    s.push_str(&format!("\nIdempotency-Key: {k}"));
+                }
+                let json = r.body.json();
+                if !json.is_empty() {
+                    s.push_str(&format!("\n\n{json}"));
+                }
+                Some(s)
+            }
+            Payload::RedisCmd(c) => Some(c.to_string()),
+            Payload::Sql(s) => Some(s.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// `$100.00` without the dollar sign: cents are whole dollars here.
+pub fn dollars(amount: i64) -> String {
+    format!("{amount}.00")
+}
+
+fn short_redis(c: &redis::Cmd) -> String {
+    match c {
+        redis::Cmd::Get(k) => format!("GET {k}"),
+        redis::Cmd::Set { key, nx, .. } => format!("SET {key}{}", if *nx { " NX" } else { "" }),
+        redis::Cmd::Del(k) => format!("DEL {k}"),
+        redis::Cmd::Incr(k) => format!("INCR {k}"),
+    }
+}
+
+fn short_sql(s: &Stmt) -> String {
+    match s {
+        Stmt::Begin => "BEGIN".into(),
+        Stmt::Commit => "COMMIT".into(),
+        Stmt::Rollback => "ROLLBACK".into(),
+        Stmt::Insert { table, .. } => format!("INSERT {table}"),
+        Stmt::Update { table, .. } => format!("UPDATE {table}"),
+        Stmt::Select { table, .. } => format!("SELECT {table}"),
+    }
+}
+
+fn short_outcome(o: &Outcome) -> String {
+    match o {
+        Outcome::Error(SqlError::UniqueViolation { .. }) => "unique violation".into(),
+        Outcome::Error(SqlError::InFailedTransaction) => "aborted".into(),
+        Outcome::Ok {
+            tag: Tag::Insert(n),
+            ..
+        } => format!("{n} row{}", if *n == 1 { "" } else { "s" }),
+        ok => ok.to_string(),
+    }
+}
+
