@@ -8,8 +8,11 @@
 //! number); randomness comes only from the world's own seeded [`rng::Rng`].
 //!
 //! - [`scenario`]: the scenarios as data (handler, toggles, faults, invariants).
-//! - [`world::World`]: the state; `step()` fires one event, `apply()` a command.
-//! - [`trace`]: what each step did, as data for the page and the tests.
+//! - [`world::World`]: the state and the router; `step()` fires one event,
+//!   `apply()` a command. Each node ([`node`]) owns its state and rules and
+//!   writes its effects into an [`out::Out`].
+//! - [`trace`]: what each step did, as typed data for the page and the tests;
+//!   [`text`] renders it; [`observe`]: the outcome as data.
 //! - [`run::Run`]: a whole run with time travel and branching.
 //! - [`mod@explore`]: every order of events and faults within a bound, breadth
 //!   first: the shortest path to each broken invariant, the outcomes.
@@ -17,14 +20,19 @@
 //! - [`invariant`]: named properties checked after every step.
 
 pub mod answer;
+pub mod belief;
+pub mod command;
 pub mod db;
 pub mod explore;
 pub mod http;
 pub mod invariant;
+pub mod judge;
 pub mod key;
 pub mod link;
 pub mod net;
+pub mod node;
 pub mod observe;
+pub mod out;
 pub mod redis;
 pub mod rng;
 pub mod run;

@@ -8,10 +8,10 @@
 //! discarded, the command becomes step k + 1, and the run is computed again
 //! to its end.
 
+use crate::invariant::Invariant;
 use crate::scenario::{Scenario, Toggles};
 use crate::trace::{Cause, Happening, StepRecord};
 use crate::world::{Command, CommandError, Config, World};
-use crate::Invariant;
 use std::sync::Arc;
 
 /// How often the run keeps a full copy of the world.

@@ -2,11 +2,11 @@
 //! does, which toggles (defences, bugs, variants) the reader can flip, the
 //! faults that happen by default, and the invariants to watch.
 
+use crate::command::Command;
 use crate::db::{Table, Value};
 use crate::invariant::Invariant;
 use crate::net::{FaultRule, Links, Matcher, NodeId, Verdict};
 use crate::time::Millis;
-use crate::world::Command;
 
 /// A named step of a request handler. The page highlights the matching line
 /// of the handler's code; crash rules name the phase at which a node dies.
@@ -396,6 +396,20 @@ const USER: i64 = 42;
 /// The user every request belongs to.
 pub const USER_ID: i64 = USER;
 
+/// The ledger's columns, in the order `SELECT *` returns them.
+pub const PAYMENT_COLUMNS: [&str; 4] = ["id", "user_id", "amount", "idempotency_key"];
+
+/// The key table's columns, in the order `SELECT *` returns them.
+pub const KEY_COLUMNS: [&str; 7] = [
+    "user_id",
+    "key",
+    "request_hash",
+    "status",
+    "response_code",
+    "response_body",
+    "locked_at",
+];
+
 impl Scenario {
     /// The defences this scenario offers, in its order (bugs and variants are not
     /// defences): what the truth table combines and what a "fix it" answer picks from.
@@ -481,7 +495,7 @@ impl Scenario {
                 // The ledger row carries the key under a unique index: written in the
                 // effect's own transaction, it is the durable record of the key.
                 t.push(
-                    Table::new("payments", &["id", "user_id", "amount", "idempotency_key"])
+                    Table::new("payments", &PAYMENT_COLUMNS)
                         .with_unique("payments_pkey", &["id"], true)
                         .with_unique(
                             "payments_user_id_idempotency_key_key",
@@ -493,25 +507,11 @@ impl Scenario {
                             },
                         ),
                 );
-                t.push(
-                    Table::new(
-                        "idempotency_keys",
-                        &[
-                            "user_id",
-                            "key",
-                            "request_hash",
-                            "status",
-                            "response_code",
-                            "response_body",
-                            "locked_at",
-                        ],
-                    )
-                    .with_unique(
-                        "idempotency_keys_user_id_key_key",
-                        &["user_id", "key"],
-                        unique,
-                    ),
-                );
+                t.push(Table::new("idempotency_keys", &KEY_COLUMNS).with_unique(
+                    "idempotency_keys_user_id_key_key",
+                    &["user_id", "key"],
+                    unique,
+                ));
                 if self.handler == Handler::PayOrder {
                     t.push(
                         Table::new("orders", &["id", "status"])

@@ -20,7 +20,6 @@ impl db::Value {
             db::Value::Paid(p) => format!("'{p}'"),
         }
     }
-
 }
 
 impl fmt::Display for db::Value {
@@ -119,7 +118,6 @@ impl fmt::Display for Outcome {
     }
 }
 
-
 impl fmt::Display for redis::Cmd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -162,7 +160,6 @@ impl fmt::Display for redis::Reply {
         }
     }
 }
-
 
 impl fmt::Display for redis::Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -294,4 +291,3 @@ fn short_outcome(o: &Outcome) -> String {
         ok => ok.to_string(),
     }
 }
-

@@ -2,13 +2,14 @@
 //! sequence diagram from it and animates the topology with it; the tests read
 //! it too. Texts in it are language-neutral (commands, labels, ids).
 
+use crate::belief::Belief;
+use crate::command::Command;
 use crate::db::{Outcome, Stmt, TxId};
 use crate::invariant::Invariant;
 use crate::net::{Fate, LossCause, MsgId, NodeId, PayloadKind, ReqId};
 use crate::redis;
 use crate::scenario::Phase;
 use crate::time::Millis;
-use crate::world::{Belief, Command};
 
 /// One thing that happened during a step.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -18,8 +18,8 @@
 use crate::explore::{to_commands, Bound, Choice, Losable, Report, Search};
 use crate::invariant::Expect;
 use crate::scenario::{Scenario, Toggles};
+use crate::time::Millis;
 use crate::world::{Command, Config, World};
-use crate::Millis;
 use std::sync::Arc;
 
 /// A class of fault, one column of the table.

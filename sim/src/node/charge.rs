@@ -1,0 +1,471 @@
+//! `POST /charges`: the charge handler's rules, naive, `@Transactional`, or
+//! deduplicated by an idempotency key kept in Redis, Postgres or the
+//! process's memory, with an atomic claim, a request fingerprint, a lease
+//! and a fenced takeover, and the key passed on to the processor.
+
+use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
+use crate::http::Reply;
+use crate::key::Paid;
+use crate::node::rules::{col, key_cond, Act, Call, Handling, Input, Stored};
+use crate::out::Out;
+use crate::redis;
+use crate::scenario::{Handler, KeyStore, Phase, Scenario, Toggle, Toggles, PAYMENT_COLUMNS};
+use crate::time::Millis;
+use crate::vecmap::VecMap;
+
+/// How long a claim (a key marked `processing`) is held before another request
+/// may take it over: the in-progress lease, apart from the result's TTL. It is
+/// shorter than the client's retry window, so a claim whose owner died or gave
+/// up is resumed by a retry; the takeover is fenced, so a slow owner that wakes
+/// up after it cannot write.
+pub const CLAIM_LEASE: Millis = Millis(3_000);
+const TTL_DAY: Millis = Millis::hours(24);
+const TTL_WEEK: Millis = Millis::hours(24 * 7);
+
+/// The key handling an API instance does, derived from the scenario and its toggles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct KeyCfg {
+    pub(crate) store: KeyStore,
+    pub(crate) atomic: bool,
+    pub(crate) fingerprint: bool,
+    pub(crate) to_processor: bool,
+    pub(crate) ttl: Millis,
+}
+
+/// The key handling of the scenario's API under `toggles` (`None`: no key).
+pub(crate) fn key_cfg(s: &Scenario, toggles: Toggles) -> Option<KeyCfg> {
+    let Handler::Charge { store, .. } = s.handler else {
+        return None;
+    };
+    let store = match store {
+        None if toggles.has(Toggle::IdempotencyKey) => KeyStore::Postgres,
+        None => return None,
+        Some(_) if toggles.has(Toggle::SameTransaction) => KeyStore::Postgres,
+        Some(KeyStore::Memory) if toggles.has(Toggle::SharedStore) => KeyStore::Redis,
+        Some(s) => s,
+    };
+    Some(KeyCfg {
+        store,
+        atomic: toggles.has(Toggle::AtomicClaim),
+        fingerprint: toggles.has(Toggle::Fingerprint),
+        to_processor: toggles.has(Toggle::KeyToProcessor),
+        ttl: if toggles.has(Toggle::LongTtl) {
+            TTL_WEEK
+        } else {
+            TTL_DAY
+        },
+    })
+}
+
+/// The answer to a payment that went through; `replayed` when the ledger already had it.
+pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Act {
+    Act::Respond(
+        201,
+        Reply::Payment {
+            id: payment,
+            amount,
+        },
+        replayed,
+    )
+}
+
+/// The answer `h` has for its payment: the one the ledger already had, or its own.
+pub(crate) fn answer(h: &Handling, amount: i64) -> Act {
+    let (id, amount) = payment_of(h, amount);
+    paid(id, amount, h.existing.is_some())
+}
+
+/// The payment `h` answers with, and its amount: the one the ledger already had
+/// for the key, or its own (for `amount`, the request's).
+pub(crate) fn payment_of(h: &Handling, amount: i64) -> (String, i64) {
+    h.existing
+        .clone()
+        .unwrap_or_else(|| (h.payment.clone().unwrap_or_default(), amount))
+}
+
+/// The ledger row for `h`'s payment; `h` remembers the payment id for its answer.
+/// With a key, the row carries it under `UNIQUE (user_id, idempotency_key)`, so
+/// the ledger itself refuses a second row for the same operation.
+pub(crate) fn insert_payment(
+    h: &mut Handling,
+    out: &mut Out,
+    amount: i64,
+    key: Option<String>,
+) -> Stmt {
+    let id = out.new_payment_id();
+    h.payment = Some(id.clone());
+    Stmt::Insert {
+        table: "payments",
+        columns: vec!["id", "user_id", "amount", "idempotency_key"],
+        values: vec![
+            Value::text(id),
+            Value::Int(h.req.user),
+            Value::Int(amount),
+            key.clone().map_or(Value::Null, Value::Text),
+        ],
+        on_conflict: if key.is_some() {
+            OnConflict::DoNothing
+        } else {
+            OnConflict::Error
+        },
+    }
+}
+
+/// `POST /charges`: naive, `@Transactional`, or deduplicated by key.
+///
+/// A timeout is an unknown outcome, never a failure: the handler answers
+/// 503 and stores nothing, and its claim stays until its lease runs out;
+/// then a retry takes it over and resumes (with the key passed to the
+/// processor, asking again is safe). A key store that does not answer
+/// fails closed: 503, nothing charged.
+pub(crate) fn rules(
+    h: &mut Handling,
+    input: Input,
+    amount: i64,
+    key: Option<String>,
+    transactional: bool,
+    memory: &mut VecMap<String, Stored>,
+    out: &mut Out,
+) -> Act {
+    let cfg = key_cfg(out.scenario, out.toggles);
+    let user = h.req.user;
+    // Computed where a phase needs them (a handler steps through many phases).
+    let hash = |h: &Handling| h.req.body.fingerprint();
+    let redis_key = || {
+        key.as_ref()
+            .map(|k| format!("idem:u{user}:{k}"))
+            .unwrap_or_default()
+    };
+    let charge_call = |cfg: Option<KeyCfg>| {
+        let pass = cfg.is_some_and(|c| c.to_processor);
+        Call::Charge(amount, if pass { key.clone() } else { None })
+    };
+    let begin_first = transactional;
+    // After the key check: where the real work starts.
+    let start_work = |cfg: Option<KeyCfg>| {
+        if begin_first {
+            Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+        } else {
+            Act::Go(Phase::Charge, charge_call(cfg))
+        }
+    };
+    let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
+    match (h.phase, input) {
+        // The ledger has committed: a cache write that fails or times out does not change the answer.
+        (Phase::StoreResponse, _) => answer(h, amount),
+        (_, Input::Timeout) => Act::error(503, "upstream_timeout"),
+        (Phase::Receive, _) => match (cfg, &key) {
+            (None, _) => start_work(None),
+            (Some(_), None) => Act::error(400, "idempotency_key_missing"),
+            (Some(c), Some(k)) => match (c.store, c.atomic) {
+                (KeyStore::Redis, false) => {
+                    Act::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
+                }
+                (KeyStore::Redis, true) => {
+                    let marker = Stored {
+                        completed: false,
+                        hash: hash(h),
+                        code: 0,
+                        payment: String::new(),
+                        amount,
+                        locked_at: out.now,
+                    };
+                    Act::Go(
+                        Phase::Claim,
+                        Call::Redis(redis::Cmd::Set {
+                            key: redis_key(),
+                            value: redis::Value::Key(marker.record()),
+                            nx: true,
+                            xx: false,
+                            ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
+                        }),
+                    )
+                }
+                (KeyStore::Postgres, false) => Act::Go(
+                    Phase::CheckKey,
+                    Call::Sql(Stmt::Select {
+                        table: "idempotency_keys",
+                        cond: key_cond(user, k),
+                    }),
+                ),
+                (KeyStore::Postgres, true) => Act::Go(
+                    Phase::Claim,
+                    Call::Sql({
+                        let fp = hash(h);
+                        insert_key(h, out, k, &fp, true)
+                    }),
+                ),
+                (KeyStore::Memory, _) => {
+                    let hit = memory.get(k).cloned();
+                    Act::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
+                }
+            },
+        },
+        (Phase::CheckKey | Phase::Lookup, found) => {
+            let c = cfg.expect("keyed");
+            let stored = match found {
+                Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
+                    Some(Stored::from_record(r, out.now))
+                }
+                Input::Sql(Outcome::Ok { rows, .. }) if !rows.is_empty() => {
+                    Some(Stored::from_row(&rows[0]))
+                }
+                Input::Memory(m) => m,
+                _ => None,
+            };
+            match stored {
+                Some(s) => decide(h, out, c, s),
+                None if h.phase == Phase::Lookup => {
+                    // Claimed a moment ago and already gone (its lease ran out): try again later.
+                    Act::error(409, "idempotency_key_in_use")
+                }
+                None if postgres => {
+                    let k = key.clone().unwrap_or_default();
+                    Act::Go(
+                        Phase::Claim,
+                        Call::Sql({
+                            let fp = hash(h);
+                            insert_key(h, out, &k, &fp, false)
+                        }),
+                    )
+                }
+                None => start_work(cfg),
+            }
+        }
+        (Phase::Claim, result) => match result {
+            Input::Redis(redis::Reply::Ok) => start_work(cfg),
+            Input::Sql(o) if o.count() == 1 => start_work(cfg),
+            Input::Sql(Outcome::Error(_)) => Act::error(409, "idempotency_key_in_use"),
+            Input::Redis(_) => Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key()))),
+            _ => Act::Go(
+                Phase::Lookup,
+                Call::Sql(Stmt::Select {
+                    table: "idempotency_keys",
+                    cond: key_cond(user, &key.clone().unwrap_or_default()),
+                }),
+            ),
+        },
+        (Phase::Takeover, Input::Sql(o)) => {
+            if o.count() == 1 {
+                start_work(cfg)
+            } else {
+                Act::error(409, "idempotency_key_in_use")
+            }
+        }
+        (Phase::Begin, Input::Sql(_)) => {
+            if begin_first && h.charge.is_none() {
+                Act::Go(Phase::Charge, charge_call(cfg))
+            } else {
+                Act::Go(
+                    Phase::InsertPayment,
+                    Call::Sql(insert_payment(h, out, amount, key.clone())),
+                )
+            }
+        }
+        (Phase::Charge, Input::Charged(charge, _)) => {
+            h.charge = Some(charge);
+            if begin_first || cfg.is_none() {
+                // Inside the @Transactional transaction already, or no transaction at all.
+                Act::Go(
+                    Phase::InsertPayment,
+                    Call::Sql(insert_payment(h, out, amount, key.clone())),
+                )
+            } else {
+                Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+            }
+        }
+        (Phase::Charge, Input::Refused(code)) => {
+            // A definite answer from the processor: nothing was charged.
+            Act::Respond(422, Reply::Error(code), false)
+        }
+        (Phase::InsertPayment, Input::Sql(o)) => {
+            if o.is_error() {
+                return Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
+            }
+            if o.count() == 0 {
+                // The ledger already has this key's payment: read it and answer with it.
+                return Act::Go(
+                    Phase::FindPayment,
+                    Call::Sql(Stmt::Select {
+                        table: "payments",
+                        cond: vec![
+                            Cond::Eq("user_id", Value::Int(user)),
+                            Cond::Eq(
+                                "idempotency_key",
+                                Value::text(key.clone().unwrap_or_default()),
+                            ),
+                        ],
+                    }),
+                );
+            }
+            recorded(h, cfg, amount, &key, begin_first)
+        }
+        (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
+            let row = &rows[0];
+            let id = row[col(&PAYMENT_COLUMNS, "id")]
+                .as_text()
+                .unwrap_or_default()
+                .to_string();
+            let paid = row[col(&PAYMENT_COLUMNS, "amount")].as_int().unwrap_or(0);
+            h.existing = Some((id, paid));
+            recorded(h, cfg, amount, &key, begin_first)
+        }
+        (Phase::CompleteKey, Input::Sql(o)) => {
+            // (More than one row: duplicate claims, where the unique index is missing.)
+            if o.count() >= 1 {
+                Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+            } else {
+                // The claim was taken over while this request worked (a pause, a lease
+                // that ran out): the fence refuses its write, and it undoes its ledger row.
+                h.lost_claim = true;
+                Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+            }
+        }
+        (Phase::Commit, Input::Sql(o)) => {
+            if matches!(
+                o,
+                Outcome::Ok {
+                    tag: db::Tag::Rollback,
+                    ..
+                }
+            ) {
+                return Act::error(500, "internal_error");
+            }
+            let (payment, paid) = payment_of(h, amount);
+            let stored = Stored {
+                completed: true,
+                hash: hash(h),
+                code: 201,
+                payment,
+                amount: paid,
+                locked_at: out.now,
+            };
+            match cfg.map(|c| (c.store, c.ttl)) {
+                Some((KeyStore::Redis, ttl)) => Act::Go(
+                    Phase::StoreResponse,
+                    Call::Redis(redis::Cmd::Set {
+                        key: redis_key(),
+                        value: redis::Value::Key(stored.record()),
+                        nx: false,
+                        xx: false,
+                        ttl: Some(redis::Ttl::Px(ttl.0)),
+                    }),
+                ),
+                Some((KeyStore::Memory, _)) => {
+                    let k = key.clone().unwrap_or_default();
+                    memory.insert(k, stored);
+                    Act::Go(Phase::StoreResponse, Call::Local(Input::Stored))
+                }
+                _ => answer(h, amount),
+            }
+        }
+        (Phase::Rollback, _) if h.lost_claim => {
+            // The fence refused this request's write: answer with what the claim's owner stored.
+            Act::Go(
+                Phase::Lookup,
+                Call::Sql(Stmt::Select {
+                    table: "idempotency_keys",
+                    cond: key_cond(user, &key.clone().unwrap_or_default()),
+                }),
+            )
+        }
+        _ => Act::error(500, "internal_error"),
+    }
+}
+
+/// The ledger row is written (or was already there): complete the key in the
+/// same transaction (fenced by the claim's token), commit, or answer.
+fn recorded(
+    h: &Handling,
+    cfg: Option<KeyCfg>,
+    amount: i64,
+    key: &Option<String>,
+    transactional: bool,
+) -> Act {
+    match cfg {
+        Some(c) if c.store == KeyStore::Postgres => {
+            let (payment, paid) = payment_of(h, amount);
+            let k = key.clone().unwrap_or_default();
+            let body = Paid {
+                payment,
+                amount: paid,
+            };
+            let mut cond = key_cond(h.req.user, &k);
+            cond.push(Cond::Eq("status", Value::text("processing")));
+            cond.push(Cond::Eq(
+                "locked_at",
+                Value::Int(h.lock.unwrap_or_default().0 as i64),
+            ));
+            Act::Go(
+                Phase::CompleteKey,
+                Call::Sql(Stmt::Update {
+                    table: "idempotency_keys",
+                    set: vec![
+                        Assign::To("status", Value::text("completed")),
+                        Assign::To("response_code", Value::Int(201)),
+                        Assign::To("response_body", Value::Paid(body)),
+                    ],
+                    cond,
+                }),
+            )
+        }
+        _ if transactional || cfg.is_some() => Act::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
+        _ => answer(h, amount),
+    }
+}
+
+/// The claim: `INSERT … 'processing'` with this moment as the lock (the fencing token).
+fn insert_key(h: &mut Handling, out: &Out, key: &str, hash: &str, atomic: bool) -> Stmt {
+    let now = out.now;
+    h.lock = Some(now);
+    Stmt::Insert {
+        table: "idempotency_keys",
+        columns: vec!["user_id", "key", "request_hash", "status", "locked_at"],
+        values: vec![
+            Value::Int(h.req.user),
+            Value::text(key),
+            Value::text(hash),
+            Value::text("processing"),
+            Value::Int(now.0 as i64),
+        ],
+        on_conflict: if atomic {
+            OnConflict::DoNothing
+        } else {
+            OnConflict::Error
+        },
+    }
+}
+
+/// The key is known: refuse, wait, take over or replay.
+fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
+    if c.fingerprint && s.hash != h.req.body.fingerprint() {
+        return Act::error(422, "idempotency_key_reused");
+    }
+    let postgres = c.store == KeyStore::Postgres;
+    // Redis drops an expired key by itself; a Postgres row is there until it is reclaimed.
+    let expired = postgres && s.completed && s.locked_at + c.ttl <= out.now;
+    if s.completed && !expired {
+        return paid(s.payment, s.amount, true);
+    }
+    if postgres && (expired || s.locked_at + CLAIM_LEASE <= out.now) {
+        // Take the claim over, fenced: only if its token is still the one read.
+        let k = h.req.key.map(|k| k.to_string()).unwrap_or_default();
+        let now = out.now;
+        h.lock = Some(now);
+        let mut cond = key_cond(h.req.user, &k);
+        cond.push(Cond::Eq("locked_at", Value::Int(s.locked_at.0 as i64)));
+        return Act::Go(
+            Phase::Takeover,
+            Call::Sql(Stmt::Update {
+                table: "idempotency_keys",
+                set: vec![
+                    Assign::To("status", Value::text("processing")),
+                    Assign::To("request_hash", Value::text(h.req.body.fingerprint())),
+                    Assign::To("locked_at", Value::Int(now.0 as i64)),
+                ],
+                cond,
+            }),
+        );
+    }
+    Act::error(409, "idempotency_key_in_use")
+}

@@ -1,0 +1,320 @@
+//! The mobile client: its operations, their keys, and the request loops
+//! ("lanes") that send, wait and retry until an operation has a definite
+//! answer or runs out of attempts.
+
+use crate::belief::Belief;
+use crate::http::{Body, KeyId, OpId, Reply, Request, Response};
+use crate::net::{NodeId, Payload};
+use crate::node::charge::key_cfg;
+use crate::out::{Event, EventKey, Out};
+use crate::scenario::{KeyMode, OpSpec, Toggle};
+use crate::time::Millis;
+use crate::trace::Happening;
+
+/// Pause between two operations of the client.
+const THINK_TIME: Millis = Millis(1_000);
+
+/// One conceptual operation of the client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientOp {
+    pub spec: OpSpec,
+    pub key: Option<KeyId>,
+    pub attempts: u32,
+    pub belief: Belief,
+    /// A success response carried another request's result (key reuse without fingerprint).
+    pub wrong_answer: bool,
+    /// The request loops of this operation: one, plus one per parallel copy.
+    pub lanes: Vec<Lane>,
+}
+
+/// One request loop: it sends, waits, and retries until it gets an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lane {
+    /// Attempt number of its latest request.
+    pub last: u32,
+    /// Requests it has sent.
+    pub sent: u32,
+    /// It got an answer or ran out of attempts.
+    pub done: bool,
+    /// The pending timeout of its latest request, or its planned retry.
+    pub(crate) timer: Option<EventKey>,
+}
+
+impl ClientOp {
+    pub fn body(&self) -> Body {
+        match self.spec {
+            OpSpec::Charge(amount) => Body::Charge { amount },
+            OpSpec::Debit {
+                amount,
+                expected_version,
+            } => Body::Debit {
+                amount,
+                expected_version,
+            },
+            OpSpec::Like(op) => Body::Like { op_id: op.into() },
+            OpSpec::PayOrder { order, amount } => Body::PayOrder { order, amount },
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Client {
+    /// Generated idempotency keys (UUID v4); `KeyId(i)` is `keys[i]`.
+    pub keys: Vec<String>,
+    pub ops: Vec<ClientOp>,
+    /// The operation in progress.
+    pub current: Option<OpId>,
+}
+
+impl Client {
+    pub(crate) fn new(ops: &[crate::scenario::Op]) -> Client {
+        Client {
+            keys: Vec::new(),
+            ops: ops
+                .iter()
+                .map(|op| ClientOp {
+                    spec: op.spec,
+                    key: None,
+                    attempts: 0,
+                    belief: Belief::NotStarted,
+                    wrong_answer: false,
+                    lanes: Vec::new(),
+                })
+                .collect(),
+            current: None,
+        }
+    }
+
+    fn new_key(&mut self, out: &mut Out) -> Option<KeyId> {
+        self.keys.push(out.rng.uuid_v4());
+        Some(KeyId(self.keys.len() - 1))
+    }
+
+    fn key_for(&mut self, op: OpId, out: &mut Out) -> Option<KeyId> {
+        key_cfg(out.scenario, out.toggles)?;
+        match out.scenario.ops.get(op).map(|o| o.key) {
+            Some(KeyMode::ReuseOf(earlier)) => match self.ops.get(earlier) {
+                Some(o) if o.key.is_some() => o.key,
+                // Nothing to reuse (yet): a key of its own.
+                _ => self.new_key(out),
+            },
+            _ => self.new_key(out),
+        }
+    }
+
+    /// The client starts operation `op`: it makes its key, once.
+    fn begin_op(&mut self, op: OpId, out: &mut Out) {
+        self.current = Some(op);
+        if let OpSpec::Debit { amount, .. } = self.ops[op].spec {
+            out.intend_debit(amount);
+        }
+        self.ops[op].key = self.key_for(op, out);
+    }
+
+    /// `Event::ClientStart`: the operation's first request, one per copy.
+    pub(crate) fn start(&mut self, op: OpId, out: &mut Out) {
+        self.begin_op(op, out);
+        for _ in 0..out.scenario.ops[op].copies.max(1) {
+            let lane = self.new_lane(op);
+            self.send(op, lane, out);
+        }
+    }
+
+    /// The reader fires `n` copies of the current request at once (the
+    /// operation in progress, else the next to start, else the last).
+    /// `None`: the scenario has no client.
+    pub(crate) fn parallel(&mut self, n: u32, out: &mut Out) -> Option<()> {
+        let ops = &self.ops;
+        let op = self
+            .current
+            .or_else(|| ops.iter().position(|o| o.belief == Belief::NotStarted))
+            .or(ops.len().checked_sub(1))?;
+        if self.ops[op].belief == Belief::NotStarted {
+            // These copies are the operation's start.
+            out.queue.retain(|_, e| *e != Event::ClientStart(op));
+            self.begin_op(op, out);
+        }
+        for _ in 0..n {
+            let lane = self.new_lane(op);
+            self.send(op, lane, out);
+        }
+        Some(())
+    }
+
+    fn new_lane(&mut self, op: OpId) -> usize {
+        let lanes = &mut self.ops[op].lanes;
+        lanes.push(Lane {
+            last: 0,
+            sent: 0,
+            done: false,
+            timer: None,
+        });
+        lanes.len() - 1
+    }
+
+    /// `Event::ClientRetry`: the lane's planned retry.
+    pub(crate) fn retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        self.ops[op].lanes[lane].timer = None;
+        self.send(op, lane, out);
+    }
+
+    fn send(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        let o = &mut self.ops[op];
+        o.attempts += 1;
+        let attempt = o.attempts;
+        if attempt > 1 && out.has(Toggle::NewKeyPerRetry) && o.key.is_some() {
+            self.ops[op].key = self.new_key(out);
+        }
+        let o = &self.ops[op];
+        let body = if o.belief == Belief::Conflict {
+            Body::ReadAccount
+        } else {
+            o.body()
+        };
+        let req = Request {
+            body,
+            key: o.key,
+            user: out.scenario.ops[op].user,
+            op,
+            attempt,
+            lane,
+        };
+        out.happen(Happening::ClientSent {
+            op,
+            attempt,
+            key: o.key.map(|k| k.to_string()),
+        });
+        if attempt >= 2 {
+            // The same operation is on its way again: the moment to ask what the
+            // server will do with it, before the server does anything.
+            out.decisive();
+        }
+        if !matches!(o.belief, Belief::Conflict) && !o.belief.is_definite() {
+            self.set_belief(op, Belief::Waiting, out);
+        }
+        let to = out.pick_api();
+        out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
+        let t = out.now + out.scenario.retry.timeout;
+        let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
+        let l = &mut self.ops[op].lanes[lane];
+        l.last = attempt;
+        l.sent += 1;
+        let old = l.timer.replace(key);
+        out.cancel(old);
+    }
+
+    fn set_belief(&mut self, op: OpId, b: Belief, out: &mut Out) {
+        if self.ops[op].belief != b {
+            self.ops[op].belief = b.clone();
+            out.happen(Happening::Belief { op, belief: b });
+        }
+    }
+
+    /// Ends a lane: no more timeouts or retries from it.
+    fn lane_done(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        let l = &mut self.ops[op].lanes[lane];
+        l.done = true;
+        let t = l.timer.take();
+        out.cancel(t);
+    }
+
+    /// `Event::ClientTimeout`: whether the attempt really timed out (the
+    /// world then runs the scenario's script for that moment and calls
+    /// [`Client::plan_retry`]).
+    pub(crate) fn timed_out(&mut self, op: OpId, lane: usize, attempt: u32, out: &mut Out) -> bool {
+        let l = &mut self.ops[op].lanes[lane];
+        if l.done || l.last != attempt {
+            return false;
+        }
+        l.timer = None;
+        if self.ops[op].belief.is_definite() {
+            // Another lane already got the answer: this one stops waiting.
+            self.lane_done(op, lane, out);
+            return false;
+        }
+        out.happen(Happening::ClientTimeout { op, attempt });
+        true
+    }
+
+    pub(crate) fn plan_retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        let sent = self.ops[op].lanes[lane].sent;
+        let r = out.scenario.retry;
+        if sent >= r.max_attempts {
+            self.lane_done(op, lane, out);
+            let o = &self.ops[op];
+            if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) {
+                self.set_belief(op, Belief::GaveUp, out);
+                self.next_op(op, out);
+            }
+            return;
+        }
+        if !self.ops[op].belief.is_definite() {
+            self.set_belief(op, Belief::Unknown, out);
+        }
+        let backoff =
+            Millis(r.backoff.0 << (sent - 1).min(10)) + Millis(out.rng.below(r.jitter.0 + 1));
+        let key = out.timer(out.now + backoff, Event::ClientRetry { op, lane });
+        let old = self.ops[op].lanes[lane].timer.replace(key);
+        out.cancel(old);
+    }
+
+    fn next_op(&mut self, op: OpId, out: &mut Out) {
+        if self.current == Some(op) && op + 1 < self.ops.len() {
+            self.current = None;
+            out.timer(out.now + THINK_TIME, Event::ClientStart(op + 1));
+        }
+    }
+
+    /// A response arrived.
+    pub(crate) fn on_response(&mut self, r: Response, out: &mut Out) {
+        let (op, lane) = (r.op, r.lane);
+        let o = &self.ops[op];
+        let current = !o.lanes[lane].done && o.lanes[lane].last == r.attempt;
+        if r.is_success() {
+            if current {
+                self.lane_done(op, lane, out);
+            }
+            let o = &self.ops[op];
+            if o.belief.is_definite() {
+                return;
+            }
+            let belief = match &r.reply {
+                Reply::Payment { id, amount } => {
+                    if Some(*amount) != o.body().amount() {
+                        self.ops[op].wrong_answer = true;
+                    }
+                    Belief::Succeeded(id.clone())
+                }
+                Reply::Account { balance, version } if o.belief == Belief::Conflict => {
+                    Belief::Reread {
+                        balance: *balance,
+                        version: *version,
+                    }
+                }
+                _ => Belief::Succeeded(r.label()),
+            };
+            self.set_belief(op, belief, out);
+            self.next_op(op, out);
+            return;
+        }
+        if !current {
+            return;
+        }
+        match (r.status, &r.reply) {
+            (409, Reply::Error("version_mismatch")) => {
+                // The version moved: re-read the account before deciding again.
+                self.set_belief(op, Belief::Conflict, out);
+                self.send(op, lane, out);
+            }
+            (409, _) | (500..=599, _) => self.plan_retry(op, lane, out),
+            (status, Reply::Error(code)) => {
+                self.lane_done(op, lane, out);
+                if !self.ops[op].belief.is_definite() {
+                    self.set_belief(op, Belief::Failed(status, code), out);
+                    self.next_op(op, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

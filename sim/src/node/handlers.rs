@@ -1,0 +1,167 @@
+//! The API's rule book: given where a request is and what its last call
+//! returned, what it does next. The charge handler has a module of its own
+//! (`node::charge`); the others are here: reading and debiting an account,
+//! a like, paying an order.
+
+use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
+use crate::http::{Body, Reply};
+use crate::node::charge::{self, insert_payment};
+use crate::node::rules::{Act, Call, Handling, Input, Stored};
+use crate::out::Out;
+use crate::scenario::{Handler, Phase, Toggle};
+use crate::vecmap::VecMap;
+
+/// The API's handler: given where a request is and what its last call
+/// returned, what it does next. One rule book for every scenario.
+pub(crate) fn rules(
+    h: &mut Handling,
+    input: Input,
+    memory: &mut VecMap<String, Stored>,
+    out: &mut Out,
+) -> Act {
+    let req = &h.req;
+    let charges = matches!(req.body, Body::Charge { .. });
+    if input == Input::Timeout && !charges {
+        return Act::error(503, "upstream_timeout");
+    }
+    let key = req.key.map(|k| k.to_string());
+    match (out.scenario.handler, req.body.clone()) {
+        (_, Body::ReadAccount) => match (h.phase, input) {
+            (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_account())),
+            (_, Input::Sql(o)) => account_reply(&o, 200),
+            _ => Act::error(500, "internal_error"),
+        },
+        (Handler::Charge { transactional, .. }, Body::Charge { amount }) => {
+            charge::rules(h, input, amount, key, transactional, memory, out)
+        }
+        (
+            Handler::Debit,
+            Body::Debit {
+                amount,
+                expected_version,
+            },
+        ) => match (h.phase, input) {
+            (Phase::Receive, _) => {
+                let mut cond = vec![Cond::Eq("id", Value::Int(1))];
+                if out.has(Toggle::VersionCheck) {
+                    cond.push(Cond::Eq("version", Value::Int(expected_version)));
+                }
+                let set = vec![Assign::Add("balance", -amount), Assign::Add("version", 1)];
+                Act::Go(
+                    Phase::Debit,
+                    Call::Sql(Stmt::Update {
+                        table: "accounts",
+                        set,
+                        cond,
+                    }),
+                )
+            }
+            (Phase::Debit, Input::Sql(o)) => {
+                h.rows = o.count();
+                Act::Go(Phase::ReadAccount, Call::Sql(select_account()))
+            }
+            (Phase::ReadAccount, Input::Sql(o)) => {
+                if h.rows == 1 {
+                    account_reply(&o, 200)
+                } else {
+                    Act::error(409, "version_mismatch")
+                }
+            }
+            _ => Act::error(500, "internal_error"),
+        },
+        (Handler::Like, Body::Like { op_id }) => {
+            let dedup = out.has(Toggle::OpDedup);
+            let inc = Stmt::Update {
+                table: "posts",
+                set: vec![Assign::Add("likes", 1)],
+                cond: vec![Cond::Eq("id", Value::Int(1))],
+            };
+            match (h.phase, input) {
+                (Phase::Receive, _) if dedup => Act::Go(Phase::Begin, Call::Sql(Stmt::Begin)),
+                (Phase::Receive, _) => Act::Go(Phase::Increment, Call::Sql(inc)),
+                (Phase::Begin, _) => Act::Go(
+                    Phase::InsertOp,
+                    Call::Sql(Stmt::Insert {
+                        table: "like_ops",
+                        columns: vec!["op_id"],
+                        values: vec![Value::text(op_id)],
+                        on_conflict: OnConflict::DoNothing,
+                    }),
+                ),
+                (Phase::InsertOp, Input::Sql(o)) if o.count() == 1 => {
+                    Act::Go(Phase::Increment, Call::Sql(inc))
+                }
+                (Phase::InsertOp, Input::Sql(_)) | (Phase::Increment, Input::Sql(_)) if dedup => {
+                    Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+                }
+                (Phase::Increment | Phase::Commit, Input::Sql(_)) => {
+                    Act::Respond(200, Reply::Liked, false)
+                }
+                _ => Act::error(500, "internal_error"),
+            }
+        }
+        (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
+            (Phase::Receive, _) => Act::Go(
+                Phase::UpdateStatus,
+                Call::Sql(Stmt::Update {
+                    table: "orders",
+                    set: vec![Assign::To("status", Value::text("PAID"))],
+                    cond: vec![
+                        Cond::Eq("id", Value::Int(order)),
+                        Cond::Eq("status", Value::text("NEW")),
+                    ],
+                }),
+            ),
+            (Phase::UpdateStatus, Input::Sql(o)) => {
+                if o.count() == 0 && out.has(Toggle::RowCountCheck) {
+                    // Already paid: the transition happened before. Nothing to do again.
+                    Act::Respond(
+                        200,
+                        Reply::Order {
+                            status: "PAID".into(),
+                        },
+                        false,
+                    )
+                } else {
+                    Act::Go(Phase::Charge, Call::Charge(amount, None))
+                }
+            }
+            (Phase::Charge, Input::Charged(charge, _)) => {
+                h.charge = Some(charge);
+                let pay = insert_payment(h, out, amount, None);
+                Act::Go(Phase::InsertPayment, Call::Sql(pay))
+            }
+            (Phase::InsertPayment, Input::Sql(_)) => Act::Respond(
+                200,
+                Reply::Order {
+                    status: "PAID".into(),
+                },
+                false,
+            ),
+            _ => Act::error(500, "internal_error"),
+        },
+        _ => Act::error(400, "bad_request"),
+    }
+}
+
+fn select_account() -> Stmt {
+    Stmt::Select {
+        table: "accounts",
+        cond: vec![Cond::Eq("id", Value::Int(1))],
+    }
+}
+
+/// `accounts` is `(id, balance, version)`: the reply carries the last two.
+fn account_reply(o: &Outcome, status: u16) -> Act {
+    match o {
+        Outcome::Ok { rows, .. } if !rows.is_empty() => Act::Respond(
+            status,
+            Reply::Account {
+                balance: rows[0][1].as_int().unwrap_or(0),
+                version: rows[0][2].as_int().unwrap_or(0),
+            },
+            false,
+        ),
+        _ => Act::error(500, "internal_error"),
+    }
+}

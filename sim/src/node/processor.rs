@@ -1,0 +1,77 @@
+//! The card processor (a PSP such as Stripe). It honours an idempotency key
+//! when the API passes one: the same key gets the original charge back, and
+//! a reused key with other parameters is refused.
+
+use crate::http::OpId;
+use crate::net::{NodeId, Payload, ReqId};
+use crate::out::Out;
+use crate::time::Millis;
+use crate::trace::Happening;
+use crate::vecmap::VecMap;
+
+/// A charge at the card processor.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Charge {
+    pub id: String,
+    pub amount: i64,
+    pub key: Option<String>,
+    pub at: Millis,
+    /// Ground truth: the client operation that caused it.
+    pub op: OpId,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Processor {
+    pub charges: Vec<Charge>,
+    pub by_key: VecMap<String, usize>,
+}
+
+impl Processor {
+    pub fn total(&self) -> i64 {
+        self.charges.iter().map(|c| c.amount).sum()
+    }
+
+    /// A charge request arrived from `from`.
+    pub(crate) fn on_charge(
+        &mut self,
+        from: NodeId,
+        req: Option<ReqId>,
+        (amount, key, op): (i64, Option<String>, OpId),
+        out: &mut Out,
+    ) {
+        let known = key.as_ref().and_then(|k| self.by_key.get(k)).copied();
+        if known.is_some_and(|i| self.charges[i].amount != amount) {
+            // A processor checks a reused key's parameters, as Stripe does.
+            let p = Payload::ChargeRefused {
+                code: "idempotency_key_reused",
+            };
+            out.send(NodeId::Processor, from, p, req);
+            return;
+        }
+        let (charge, replayed) = match known {
+            Some(i) => (self.charges[i].id.clone(), true),
+            None => {
+                let id = format!("ch_{}", self.charges.len() + 1);
+                self.charges.push(Charge {
+                    id: id.clone(),
+                    amount,
+                    key: key.clone(),
+                    at: out.now,
+                    op,
+                });
+                if let Some(k) = &key {
+                    self.by_key.insert(k.clone(), self.charges.len() - 1);
+                }
+                (id, false)
+            }
+        };
+        out.happen(Happening::Charged {
+            charge: charge.clone(),
+            amount,
+            key,
+            replayed,
+        });
+        let p = Payload::ChargeReply { charge, replayed };
+        out.send(NodeId::Processor, from, p, req);
+    }
+}

@@ -1,0 +1,155 @@
+//! What a request handler works with: the request's state ([`Handling`]),
+//! the result of its last call ([`Input`]), its next call out ([`Call`]) and
+//! its next move ([`Act`]); the key record as it reads one back
+//! ([`Stored`]). A handler's rules are a function from (state, input) to a
+//! move; the runtime (`node::api`) sends the call and feeds the reply back.
+//! A handler reads what Postgres answers, never its tables.
+
+use crate::db::{Cond, Outcome, Stmt, Value};
+use crate::http::{Reply, Request};
+use crate::key::{KeyRecord, Paid};
+use crate::net::{NodeId, ReqId};
+use crate::out::EventKey;
+use crate::redis;
+use crate::scenario::{Phase, KEY_COLUMNS};
+use crate::time::Millis;
+
+/// A request being handled by an API instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Handling {
+    pub node: NodeId,
+    pub id: ReqId,
+    pub req: Request,
+    pub phase: Phase,
+    /// Bumped on each call out; a deadline with an older token is stale.
+    pub(crate) token: u32,
+    pub(crate) charge: Option<String>,
+    pub(crate) payment: Option<String>,
+    /// Rows affected by the last statement.
+    pub(crate) rows: usize,
+    /// The deadline of the call out in progress.
+    pub(crate) deadline: Option<EventKey>,
+    /// The fencing token of the Postgres claim this request took or is taking (its `locked_at`).
+    pub(crate) lock: Option<Millis>,
+    /// The payment the ledger already had for this key: (id, amount), answered as a replay.
+    pub(crate) existing: Option<(String, i64)>,
+    /// The owner's fenced write found its claim taken over: it rolled back.
+    pub(crate) lost_claim: bool,
+}
+
+/// A key record as the API reads it back from its store.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stored {
+    /// The request finished with a definite answer, stored to replay. A
+    /// record that is not completed is a claim: some request is working on it.
+    pub completed: bool,
+    pub hash: String,
+    pub code: u16,
+    pub payment: String,
+    pub amount: i64,
+    /// When its owner took the claim. In Postgres it is also the owner's
+    /// fencing token: a takeover writes a new one, and every write of the
+    /// owner checks that the token is still its own.
+    pub locked_at: Millis,
+}
+
+impl Stored {
+    /// The record kept in Redis (or the in-process map).
+    pub(crate) fn record(&self) -> KeyRecord {
+        KeyRecord {
+            hash: self.hash.clone(),
+            done: self.completed.then(|| {
+                (
+                    self.code,
+                    Paid {
+                        payment: self.payment.clone(),
+                        amount: self.amount,
+                    },
+                )
+            }),
+        }
+    }
+
+    pub(crate) fn from_record(r: KeyRecord, now: Millis) -> Stored {
+        let (code, paid) = r.done.map_or((0, None), |(c, p)| (c, Some(p)));
+        Stored {
+            completed: paid.is_some(),
+            hash: r.hash,
+            code,
+            amount: paid.as_ref().map_or(0, |p| p.amount),
+            payment: paid.map(|p| p.payment).unwrap_or_default(),
+            locked_at: now,
+        }
+    }
+
+    /// A row of `idempotency_keys` as `SELECT *` returns it.
+    pub(crate) fn from_row(row: &[Value]) -> Stored {
+        let get = |c: &str| &row[col(&KEY_COLUMNS, c)];
+        let (payment, amount) = match get("response_body") {
+            Value::Paid(p) => (p.payment.clone(), p.amount),
+            _ => (String::new(), 0),
+        };
+        Stored {
+            completed: get("status").as_text() == Some("completed"),
+            hash: get("request_hash")
+                .as_text()
+                .unwrap_or_default()
+                .to_string(),
+            code: get("response_code").as_int().unwrap_or(0) as u16,
+            payment,
+            amount,
+            locked_at: Millis(get("locked_at").as_int().unwrap_or(0) as u64),
+        }
+    }
+}
+
+/// The position of column `name` among `columns`.
+pub(crate) fn col(columns: &[&str], name: &str) -> usize {
+    columns.iter().position(|c| *c == name).unwrap_or(0)
+}
+
+/// What a handler's last call returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Input {
+    Start,
+    Redis(redis::Reply),
+    Sql(Outcome),
+    Charged(String, bool),
+    /// The processor refused the charge (a definite answer).
+    Refused(&'static str),
+    Memory(Option<Stored>),
+    Stored,
+    /// The call out got no answer in time.
+    Timeout,
+}
+
+/// A call out of the handler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Call {
+    Redis(redis::Cmd),
+    Sql(Stmt),
+    Charge(i64, Option<String>),
+    /// Work inside the process (the in-memory map): no message, the result is immediate.
+    Local(Input),
+}
+
+/// A handler's next move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Act {
+    Go(Phase, Call),
+    Respond(u16, Reply, bool),
+}
+
+impl Act {
+    pub(crate) fn error(status: u16, code: &'static str) -> Act {
+        Act::Respond(status, Reply::Error(code), false)
+    }
+}
+
+/// `WHERE user_id = … AND key = …`: keys are scoped per user.
+pub(crate) fn key_cond(user: i64, key: &str) -> Vec<Cond> {
+    vec![
+        Cond::Eq("user_id", Value::Int(user)),
+        Cond::Eq("key", Value::text(key)),
+    ]
+}
