@@ -88,12 +88,18 @@ pub fn Sequence() -> impl IntoView {
             )
         })
     };
-    // Keep the current step in view (the scroll position is the DOM's, not state).
-    Effect::new(move |_| {
-        let k = lab.cursor.get();
-        if let Some(el) = document().query_selector(".sequence").ok().flatten() {
-            el.set_scroll_top((render::sequence_y(k) - 120.0).max(0.0) as i32);
+    // Keep the current step in view (the scroll position is the DOM's, not state). A new
+    // diagram is at its top already: setting that again would force a layout of the whole
+    // page while it loads (about as long as the lab's mounting).
+    Effect::new(move |old: Option<i32>| {
+        let y = (render::sequence_y(lab.cursor.get()) - 120.0).max(0.0) as i32;
+        if let (Some(el), true) = (
+            document().query_selector(".sequence").ok().flatten(),
+            old.is_some() || y > 0,
+        ) {
+            el.set_scroll_top(y);
         }
+        y
     });
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
