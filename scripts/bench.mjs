@@ -9,11 +9,15 @@
 //    against the same page with scripting off (what the module and boot.js cost the
 //    first paint); and whether the paint had the lesson's text (its first section).
 // 3. Lab interactive: time from navigation start until [data-testid="app-ready"] is on
-//    the page (the wasm app has mounted the lab), against a bare Leptos 0.8 CSR counter
-//    (bench/counter: the same release profile and wasm-opt, built here with Trunk into
-//    target/bench-counter) and against a static HTML page as large as all of dist/, in
-//    the same run. Measured inside the page with performance.now(), whose origin is
-//    navigation start.
+//    the page (the wasm app has mounted the lab), and until the page is responsive: the
+//    first task after that mark starts (a click can be handled no sooner: the effects and
+//    any layout they force run in the mounting task). Against a bare Leptos 0.8 CSR counter
+//    (bench/counter: the same release profile, wasm-opt and minifier, built here with
+//    Trunk into target/bench-counter) and against a static HTML page as large as all of
+//    dist/, in the same run. Measured inside the page with performance.now(), whose origin
+//    is navigation start.
+// Timings are medians of RUNS cold loads (9 unless BENCH_RUNS says otherwise), each line
+// with the machine's load average while it was measured: a loaded machine stretches them.
 // 4. Animation: frame intervals while the lab plays with 50 messages in flight (five
 //    bursts of ten parallel requests), measured with requestAnimationFrame in the page.
 // 5. The explorer's worker (worker/): its size against its own budget; the same requests
@@ -25,13 +29,14 @@
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 
 import { launchChromium } from '../e2e/browser.mjs';
 import { assertDistBuilt, DIST, distSizes, GZIP_BUDGET_BYTES, LANGS, PAGES, REPO, WORKER_GZIP_BUDGET_BYTES, compressedSizes, pageLoadSizes, workerSizes } from '../e2e/dist.mjs';
 import { startServer } from '../e2e/server.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const BASELINE_PATH = '/__bench_baseline.html';
 /** Static pages as large as each language's page, for first paint. */
 const PAINT_BASELINE = (lang) => `/__bench_paint_${lang}.html`;
@@ -102,13 +107,19 @@ function buildCounter() {
   console.log(`  counter wasm ${wasm.raw} bytes, ${wasm.gzip} gzip`);
 }
 
-/** Milliseconds from navigation start until [data-testid="app-ready"] exists, one cold load. */
+/**
+ * Milliseconds from navigation start until [data-testid="app-ready"] exists, and until the
+ * first task after it starts (the main thread free again), one cold load.
+ */
 async function timeToReady(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
   await context.addInitScript(() => {
     const mark = () => {
       if (window.__readyAt === undefined && document.querySelector('[data-testid="app-ready"]')) {
         window.__readyAt = performance.now();
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => (window.__freeAt = performance.now());
+        channel.port2.postMessage(0);
       }
     };
     // The lesson marks its prerendered <main> ready once the lab is mounted: an attribute.
@@ -121,9 +132,9 @@ async function timeToReady(browser, url) {
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     await page.goto(url);
-    await page.waitForFunction(() => window.__readyAt !== undefined, null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.__freeAt !== undefined, null, { timeout: 20_000 });
     if (errors.length) throw new Error(`errors while loading ${url}: ${errors.join('; ')}`);
-    return await page.evaluate(() => window.__readyAt);
+    return await page.evaluate(() => ({ ready: window.__readyAt, free: window.__freeAt }));
   } finally {
     await context.close();
   }
@@ -272,6 +283,7 @@ async function main() {
   for (const lang of LANGS) extraFiles[PAINT_BASELINE(lang)] = baselinePage(pageBytes(lang));
   const server = await startServer({ root: DIST, extraFiles });
   const counter = await startServer({ root: COUNTER_DIR });
+  const extra = [];
   const browser = await launchChromium();
   const fmt = (xs) => xs.map((x) => x.toFixed(0)).join(', ');
   const row = (label, xs) => console.log(`  ${label.padEnd(40)} median ${median(xs).toFixed(1).padStart(6)} ms   runs: ${fmt(xs)}`);
@@ -283,49 +295,78 @@ async function main() {
     await timeToReady(browser, baselineUrl);
     await timeToReady(browser, counter.url);
 
+    // BENCH_BEFORE=<another build's dist/>: that build too, alternating with this one, so
+    // a change is measured against what it replaces in the same run.
+    const before = process.env.BENCH_BEFORE && (await startServer({ root: process.env.BENCH_BEFORE }));
+    if (before) extra.push(before);
+    const loads = [];
+    const load = () => loads.push(loadavg()[0]);
+    const loadLine = () => {
+      console.log(`  load average (1 min) while measuring: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`);
+      loads.length = 0;
+    };
+
     console.log('');
     console.log(`first contentful paint, headless Chromium, ${RUNS} cold loads each, alternating`);
     for (const lang of LANGS) {
       const lesson = [];
+      const old = [];
       const baseline = [];
       const noScript = [];
       let withText = 0;
       for (let i = 0; i < RUNS; i++) {
+        load();
         const p = await firstPaint(browser, server.url + PAGES[lang], 'section.prose');
         lesson.push(p.at);
         if (p.text) withText++;
+        if (before) old.push((await firstPaint(browser, before.url + PAGES[lang], 'section.prose')).at);
         baseline.push((await firstPaint(browser, server.origin + PAINT_BASELINE(lang), 'p')).at);
         noScript.push((await firstPaint(browser, server.url + PAGES[lang], '', false)).at);
       }
       row(`${PAGES[lang]} (${lang}, text prerendered)`, lesson);
+      if (before) row(`${PAGES[lang]} of BENCH_BEFORE`, old);
       row(`static HTML page, ${kb(pageBytes(lang)).trim()}`, baseline);
       row(`${PAGES[lang]} with scripting off`, noScript);
       console.log(`  ratio ${lang} page / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x; ` +
+        (before ? `BENCH_BEFORE's: ${(median(old) / median(baseline)).toFixed(2)}x; ` : '') +
         `/ itself with scripting off: ${(median(lesson) / median(noScript)).toFixed(2)}x; ` +
         `the lesson's text in the first paint: ${withText} of ${RUNS}`);
+      loadLine();
     }
 
     const lesson = [];
+    const old = [];
     const bare = [];
     const baseline = [];
     for (let i = 0; i < RUNS; i++) {
+      load();
       lesson.push(await timeToReady(browser, lessonUrl));
+      if (before) old.push(await timeToReady(browser, before.url));
       bare.push(await timeToReady(browser, counter.url));
       baseline.push(await timeToReady(browser, baselineUrl));
     }
     console.log('');
     console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each, alternating`);
-    row('lesson, en (the lab mounted)', lesson);
-    row('bare Leptos counter (mounted)', bare);
-    row(`static HTML page, ${kb(sizes.total.raw).trim()}`, baseline);
-    console.log(`  ratio lesson / bare Leptos counter: ${(median(lesson) / median(bare)).toFixed(2)}x`);
-    console.log(`  ratio lesson / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x`);
+    for (const [what, key] of [['mounted', 'ready'], ['responsive', 'free']]) {
+      const at = (xs) => xs.map((x) => x[key]);
+      console.log(` ${what}:`);
+      row(`lesson, en`, at(lesson));
+      if (before) row(`lesson of BENCH_BEFORE`, at(old));
+      row('bare Leptos counter', at(bare));
+      row(`static HTML page, ${kb(sizes.total.raw).trim()}`, at(baseline));
+      const ratio = (xs, ys) => (median(at(xs)) / median(at(ys))).toFixed(2);
+      console.log(`  ratio lesson / bare Leptos counter: ${ratio(lesson, bare)}x` +
+        (before ? ` (BENCH_BEFORE's: ${ratio(old, bare)}x)` : '') +
+        `; lesson / static page: ${ratio(lesson, baseline)}x`);
+    }
+    loadLine();
     await animation(browser, lessonUrl);
     await explorer(browser, lessonUrl);
   } finally {
     await browser.close();
     await server.close();
     await counter.close();
+    for (const x of extra) await x.close();
   }
 }
 
