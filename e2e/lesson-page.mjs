@@ -45,6 +45,17 @@ export function leftBehind(page) {
   };
 }
 
+/**
+ * Whether a failed request is the explorer's worker's (`worker/`), aborted by the browser
+ * (`net::ERR_ABORTED`): the page terminated that worker (Cancel, a new search, another
+ * scenario or language), which aborts what it was still loading. No failure either; a
+ * missing file is still an HTTP error.
+ * @param {import('playwright-core').Request} req
+ */
+export function terminatedWorker(req) {
+  return req.failure()?.errorText === 'net::ERR_ABORTED' && new URL(req.url()).pathname.includes('/worker/');
+}
+
 export class LessonPage {
   /** @param {import('playwright-core').Page} page */
   constructor(page) {
@@ -60,7 +71,7 @@ export class LessonPage {
     page.on('pageerror', (err) => this.problems.push(`page error: ${err.message}`));
     const left = leftBehind(page);
     page.on('requestfailed', (req) => {
-      if (!left(req)) this.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
+      if (!left(req) && !terminatedWorker(req)) this.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
     });
     page.on('response', (res) => {
       if (res.status() >= 400) this.problems.push(`HTTP ${res.status()}: ${res.url()}`);

@@ -46,10 +46,16 @@ async function settle(page, inflight) {
   }
 }
 
-/** Tracks the requests of a page that have not finished yet. */
+/**
+ * Tracks the requests of a page that have not finished yet. The explorer's worker's
+ * (`worker/`) are left out: the page terminates a worker whenever a search is cancelled
+ * or replaced, and a terminated worker's request may never report its end.
+ */
 function trackRequests(page) {
   const inflight = new Set();
-  page.on('request', (r) => inflight.add(r));
+  page.on('request', (r) => {
+    if (!new URL(r.url()).pathname.includes('/worker/')) inflight.add(r);
+  });
   page.on('requestfinished', (r) => inflight.delete(r));
   page.on('requestfailed', (r) => inflight.delete(r));
   return inflight;

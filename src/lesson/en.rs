@@ -1146,6 +1146,12 @@ pub static UI: Ui = Ui {
     about_later: "Explained once you answer or reach the end.",
     show_future: "Show the future",
     n_executed: "{} runs the command below: {}.",
+    explore_title: "What else could happen?",
+    explore: "Explore every order",
+    explore_losses: "+1 lost message",
+    explore_crashes: "+1 crash and restart",
+    explore_cancel: "Cancel",
+    explore_cancelled: "Search cancelled.",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

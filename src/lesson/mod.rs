@@ -757,6 +757,17 @@ ui_struct! {
     show_future,
     /// A step where a store ran a command: `{}` the store, `{}` its reply.
     n_executed,
+
+    // The Explore panel (its results are written by the explorer's worker, from [`Explore`]).
+    /// Heading of the Explore panel.
+    explore_title,
+    /// Starts the search (`btn-explore`).
+    explore,
+    /// The bounds: one lost message, one crash and restart.
+    explore_losses,
+    explore_crashes,
+    explore_cancel,
+    explore_cancelled,
 }
 
 ui_struct! {

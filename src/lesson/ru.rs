@@ -1147,6 +1147,12 @@ pub static UI: Ui = Ui {
     about_later: "Разбор — после ответа или в конце прогона.",
     show_future: "Показать будущее",
     n_executed: "{} выполняет команду ниже: {}.",
+    explore_title: "Что ещё могло случиться?",
+    explore: "Перебрать все порядки",
+    explore_losses: "+1 потерянное сообщение",
+    explore_crashes: "+1 падение и перезапуск",
+    explore_cancel: "Отменить",
+    explore_cancelled: "Поиск отменён.",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

@@ -258,6 +258,9 @@ fn listen(lab: Lab, learn: Learn) {
     ] {
         let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
     }
+    // The Explore panel's worker speaks to the same listener.
+    super::explore::LISTENER
+        .with(|l| *l.borrow_mut() = Some(handler.as_ref().clone().unchecked_into()));
     handler.forget();
 }
 
@@ -265,6 +268,7 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
     if super::topology::on_event(lab, e)
         || super::panes::on_event(lab, e)
         || super::controls::on_event(lab, e)
+        || super::explore::on_event(lab, e)
     {
         return;
     }

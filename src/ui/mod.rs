@@ -1,6 +1,7 @@
 //! The lab's components. Each reads the [`state::Lab`] from context.
 
 pub mod controls;
+pub mod explore;
 pub mod lesson;
 pub mod panes;
 pub mod state;

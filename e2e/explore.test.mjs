@@ -1,0 +1,108 @@
+// Issue 11 in headless Chromium against the release build: the Explore panel searches
+// every order of the reader's run in the explorer's worker (fetched only when the reader
+// presses Explore), lists the outcomes with a link to each one's shortest run, and fills
+// the scenario's truth table; a run opened from it is a link that reproduces it in a
+// fresh page; a cancelled search leaves the lab usable. No console error anywhere.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { LabPage, releaseBuildHarness } from './lab-page.mjs';
+
+const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
+
+/** Presses Explore and waits until the search and the truth table are both done. */
+async function explore(lab) {
+  await lab.byId('btn-explore').click();
+  await lab.page.waitForSelector('[data-testid="explore-result"][data-done="1"]', { timeout: 120_000 });
+}
+
+/** data-charges of every outcome shown. */
+const charges = (lab) =>
+  lab.byId('explore-outcome').evaluateAll((els) => els.map((e) => Number(e.dataset.charges)));
+
+describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, () => {
+  const env = releaseBuildHarness();
+
+  test('idempotency-key with the defaults: no outcome charges twice; the worker is fetched only on Explore', async () => {
+    await env.withLab(q({ lang: 'en', scenario: 'idempotency-key' }), async (lab) => {
+      const fetched = [];
+      lab.page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+      await lab.byId('btn-explore').waitFor();
+      assert.deepEqual(fetched.filter((p) => p.includes('/worker/')), [], 'nothing of the worker before Explore');
+      await explore(lab);
+      assert.ok(fetched.some((p) => p.endsWith('/worker/loader.js')), 'the worker starts on Explore');
+      const c = await charges(lab);
+      assert.ok(c.length > 1, `several outcomes: ${c}`);
+      assert.ok(c.every((n) => n <= 1), `no outcome charges twice: ${c}`);
+      assert.match(await lab.byId('explore-progress').innerText(), /States explored: \d+/);
+      assert.match(await lab.page.locator('#announce').innerText(), /Truth table done/);
+      assert.ok((await lab.byId('truth-cell').count()) > 0);
+    });
+  });
+
+  test('without the claim and the processor key, two parallel retries can charge twice; Show me opens that run as a link', async () => {
+    await env.withLab(q({ lang: 'en', scenario: 'idempotency-key' }), async (lab) => {
+      // idempotency-key passes the key to the processor by default, which deduplicates on its own.
+      await lab.setToggle('atomic-claim', false);
+      await lab.setToggle('key-to-processor', false);
+      await lab.stepForward();
+      await lab.stepForward();
+      await lab.setParallelN(2);
+      await lab.clickAndStep('btn-parallel-retries');
+      await explore(lab);
+      assert.ok((await charges(lab)).includes(2), 'a two-charge outcome');
+      const two = lab.page.locator('[data-testid="explore-outcome"][data-charges="2"]').first();
+      await two.getByTestId('explore-show').press('Enter');
+      // The notice says where the run leaves the reader's (or that it is theirs).
+      assert.match(await lab.byId('notice').innerText(), /Explore: this (run leaves yours at step \d+|is your own run)/);
+      await lab.toEnd();
+      assert.equal(await lab.text('charge-count'), '2', 'the run shown ends with two charges');
+      const link = new URL(lab.page.url()).search;
+      const fresh = await LabPage.openLab(env.browser, env.server, link);
+      try {
+        await fresh.toEnd();
+        assert.equal(await fresh.text('charge-count'), '2', `the link reproduces it: ${link}`);
+        assert.deepEqual(fresh.problems, []);
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+
+  test('the truth table of crash-after-charge: Redis after commit breaks under a crash, fully defended holds', async () => {
+    await env.withLab(q({ lang: 'ru', scenario: 'crash-after-charge' }), async (lab) => {
+      await explore(lab);
+      const cells = await lab.byId('truth-cell').evaluateAll((els) =>
+        els.map((e) => ({ fault: e.dataset.fault, on: e.dataset.on, verdict: e.dataset.verdict, link: !!e.querySelector('a') })),
+      );
+      const crash = cells.filter((c) => c.fault === 'crash');
+      const none = crash.find((c) => c.on === '');
+      const most = Math.max(...crash.map((c) => (c.on ? c.on.split(',').length : 0)));
+      const all = crash.find((c) => (c.on ? c.on.split(',').length : 0) === most);
+      assert.equal(none.verdict, 'breaks', 'Redis after commit breaks under a crash');
+      assert.ok(none.link, 'with a link to its counterexample');
+      assert.equal(all.verdict, 'holds', `fully defended (${all.on}) holds`);
+      assert.match(await lab.page.locator('#announce').innerText(), /Таблица истинности готова/);
+    });
+  });
+
+  test('a cancelled search leaves the lab usable; at 360 px the panel does not scroll the page sideways', async () => {
+    await env.withLab(
+      q({ lang: 'en', scenario: 'concurrent-duplicates' }),
+      async (lab) => {
+        await lab.byId('btn-explore').click();
+        await lab.byId('explore-cancel').click();
+        await lab.page.waitForFunction(() => /cancelled/.test(document.querySelector('#xp')?.textContent ?? ''));
+        assert.equal(await lab.byId('explore-result').getAttribute('data-done'), '0');
+        await lab.stepForward();
+        await lab.toEnd();
+        // And a new search after it runs to its end.
+        await explore(lab);
+        const wide = await lab.page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+        assert.equal(wide, false, 'no horizontal scroll at 360 px');
+      },
+      { viewport: { width: 360, height: 800 } },
+    );
+  });
+});
