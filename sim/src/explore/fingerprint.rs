@@ -1,0 +1,320 @@
+//! A world's fingerprint for the explorer's visited set: a 64-bit hash of
+//! its canonical form, leaving out bookkeeping, and the hashers it uses.
+
+use crate::net::Msg;
+use crate::time::Millis;
+use crate::world::{Api, Client, ClientOp, Event, EventKey, Handling, Lane, World};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+impl World {
+    /// A 64-bit hash of the world's canonical form. Equal for worlds that
+    /// differ only in bookkeeping: the event queue is hashed as the ordered
+    /// list of its timers (time, event) without sequence numbers and the
+    /// multiset of its messages (time, content without the id); a timer held
+    /// in a field is hashed by its time; the
+    /// counters `seq`, `next_msg` and `next_req` are left out, and so are the
+    /// database's schema and id counters ([`crate::db::Db`]). The scenario is
+    /// hashed by its id (worlds of one exploration share it). The same on
+    /// every platform (lengths are hashed as 64-bit words).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.hash_canonical(&mut h);
+        h.finish()
+    }
+
+    pub(super) fn hash_canonical(&self, h: &mut FxHasher) {
+        // Exhaustive on purpose: a new field does not compile until it is decided here.
+        let World {
+            scenario,
+            config,
+            now,
+            rng,
+            queue,
+            seq: _,
+            msgs,
+            next_msg: _,
+            faults,
+            crashes_left,
+            random_crashes,
+            client,
+            apis,
+            lb,
+            redis,
+            db,
+            processor,
+            broker,
+            producer,
+            consumer,
+            conns,
+            restarts,
+            producer_timer,
+            next_req: _,
+            next_payment,
+            intended_debits,
+            initial,
+            invariants,
+            decisive,
+            // A setting of the search, not state.
+            untraced: _,
+        } = self;
+        scenario.id.hash(h);
+        config.hash(h);
+        now.hash(h);
+        rng.hash(h);
+        // Timers in firing order; messages in flight as a multiset (a sum of
+        // their hashes), so that two messages due at the same time are the
+        // same state whichever was sent first: the explorer delivers them in
+        // either order anyway.
+        h.write_usize(queue.len());
+        let mut in_flight = 0u64;
+        for (&(at, _seq), ev) in queue.iter() {
+            match ev {
+                Event::Deliver(id) => {
+                    let mut m = FxHasher::default();
+                    at.hash(&mut m);
+                    match msgs.get(id) {
+                        Some(msg) => hash_msg(msg, &mut m),
+                        None => m.write_u8(0xFF),
+                    }
+                    in_flight = in_flight.wrapping_add(mix(m.finish()));
+                }
+                ev => {
+                    at.hash(h);
+                    ev.hash(h);
+                }
+            }
+        }
+        h.write_u64(in_flight);
+        // Every message in flight has its Deliver event above.
+        h.write_usize(msgs.len());
+        faults.hash(h);
+        crashes_left.hash(h);
+        random_crashes.hash(h);
+        hash_client(client, h);
+        h.write_usize(apis.len());
+        for api in apis {
+            hash_api(api, h);
+        }
+        lb.hash(h);
+        redis.hash(h);
+        db.hash_state(h);
+        processor.hash(h);
+        broker.hash(h);
+        producer.hash(h);
+        consumer.hash(h);
+        conns.hash(h);
+        h.write_usize(restarts.len());
+        for (node, &(at, _seq)) in restarts.iter() {
+            node.hash(h);
+            at.hash(h);
+        }
+        time_of(*producer_timer).hash(h);
+        next_payment.hash(h);
+        intended_debits.hash(h);
+        initial.hash(h);
+        invariants.hash(h);
+        decisive.hash(h);
+    }
+}
+
+/// A timer's time, without its sequence number.
+fn time_of(k: Option<EventKey>) -> Option<Millis> {
+    k.map(|(at, _seq)| at)
+}
+
+fn hash_msg(m: &Msg, h: &mut FxHasher) {
+    let Msg {
+        id: _,
+        from,
+        to,
+        payload,
+        req,
+        sent_at,
+        arrives_at,
+        fate,
+    } = m;
+    from.hash(h);
+    to.hash(h);
+    payload.hash(h);
+    req.hash(h);
+    sent_at.hash(h);
+    arrives_at.hash(h);
+    fate.hash(h);
+}
+
+fn hash_client(c: &Client, h: &mut FxHasher) {
+    let Client { keys, ops, current } = c;
+    keys.hash(h);
+    current.hash(h);
+    h.write_usize(ops.len());
+    for op in ops {
+        let ClientOp {
+            spec,
+            key,
+            attempts,
+            belief,
+            wrong_answer,
+            lanes,
+        } = op;
+        spec.hash(h);
+        key.hash(h);
+        attempts.hash(h);
+        belief.hash(h);
+        wrong_answer.hash(h);
+        h.write_usize(lanes.len());
+        for lane in lanes {
+            let Lane {
+                last,
+                sent,
+                done,
+                timer,
+            } = lane;
+            last.hash(h);
+            sent.hash(h);
+            done.hash(h);
+            time_of(*timer).hash(h);
+        }
+    }
+}
+
+fn hash_api(a: &Api, h: &mut FxHasher) {
+    let Api {
+        up,
+        memory,
+        handling,
+    } = a;
+    up.hash(h);
+    memory.hash(h);
+    h.write_usize(handling.len());
+    for (rid, hd) in handling.iter() {
+        rid.hash(h);
+        let Handling {
+            node,
+            id,
+            req,
+            phase,
+            token,
+            charge,
+            payment,
+            rows,
+            deadline,
+            lock,
+            existing,
+            lost_claim,
+        } = hd;
+        node.hash(h);
+        id.hash(h);
+        req.hash(h);
+        phase.hash(h);
+        token.hash(h);
+        charge.hash(h);
+        payment.hash(h);
+        rows.hash(h);
+        time_of(*deadline).hash(h);
+        lock.hash(h);
+        existing.hash(h);
+        lost_claim.hash(h);
+    }
+}
+
+/// A small, fast, non-cryptographic hasher in the style of FxHash: each word
+/// is mixed in with a rotate, an xor and a multiply. Words alternate between
+/// two lanes, so that two multiplications can be in flight at once (a world
+/// is a couple of hundred small fields, and one chain of dependent multiplies
+/// was the fingerprint's cost); `finish` folds the lanes and runs a final
+/// avalanche, so that every bit of the result depends on every input bit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher {
+    /// The lane the next word goes into.
+    hash: u64,
+    other: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        let h = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+        self.hash = self.other;
+        self.other = h;
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // The finalizer of MurmurHash3 (fmix64).
+        let mut z = self.hash ^ self.other.rotate_left(32);
+        z ^= z >> 33;
+        z = z.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z ^= z >> 33;
+        z = z.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        z ^ (z >> 33)
+    }
+}
+
+/// Hashes a `u64` fingerprint to itself: the fingerprints are well mixed already.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A set of fingerprints.
+pub type FingerprintSet = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
+
+/// A strong 64-bit finaliser (splitmix64's): FxHash is linear enough that sums
+/// of raw message hashes collide for different multisets.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
