@@ -22,8 +22,7 @@
 //                                                   Moodle's LTI Message Handler plugin)
 //      {type: 'idempotency-lab:height', height: N} (an object: the lesson's own)
 //    It works even if the module cannot start.
-// 3. It starts loading the module at once and runs it once the page is parsed and one
-//    frame drawn, so the first paint is the prose's and never waits for the module. Trunk
+// 3. It starts loading the module at once and runs it once the page is parsed. Trunk
 //    normally inlines a loader into index.html; Trunk.toml's `pattern_script` makes it
 //    emit only <meta name="wasm-app" data-js data-wasm> with the hashed file names
 //    instead, and this script reads them, imports the glue and instantiates the wasm
@@ -72,7 +71,7 @@
     console.warn(`Idempotency Lab: the lab did not start: ${why}`);
   };
   // The glue and the module start loading and compiling now, while the page is parsed
-  // and drawn; the module is instantiated (and mounts the lab) after that (see below).
+  // and drawn; the module is instantiated (and mounts the lab) once the page is parsed.
   // A server that sends the module with another type than application/wasm cannot
   // stream it: the glue then fetches it again its own way.
   const app = document.querySelector('meta[name="wasm-app"]');
@@ -93,9 +92,6 @@
       noLab(e);
     }
   };
-  // Once the page is parsed, one frame first: the prose is painted before the module's
-  // work (lazy compilation, the lab's markup and its layout) holds the main thread.
-  const later = () => requestAnimationFrame(() => setTimeout(start));
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', later);
-  else later();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
