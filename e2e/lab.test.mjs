@@ -442,6 +442,21 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     }, { context: { reducedMotion: 'reduce' } });
   });
 
+  test('the client pane shows the retry policy; a deadline under the TTL stops the late retry and the app says it is checking', async () => {
+    await withLab(q({ scenario: 'ttl-expiry' }), async (lab) => {
+      assert.match(await lab.text('retry-policy'), /attempts: 4 .*deadline 48 h/);
+      await lab.toEnd();
+      assert.equal(await lab.text('charge-count'), '2', 'the retry 25 h later charges again');
+    });
+    await withLab(q({ scenario: 'ttl-expiry', on: 'short-deadline' }), async (lab) => {
+      assert.match(await lab.text('retry-policy'), /deadline 1 h/);
+      await lab.toEnd();
+      assert.equal(await lab.text('charge-count'), '1');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
+      assert.match(await lab.text('phone-screen'), /checking/, 'never "failed": the outcome is unknown');
+    });
+  });
+
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {
       await lab.toEnd();

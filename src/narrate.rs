@@ -41,6 +41,27 @@ pub fn duration(ui: &Ui, t: Millis) -> String {
     }
 }
 
+/// A setting's duration, as short as it is exact: `2 h`, `30 min`, `1.5 s`, `200 ms`
+/// (else as [`duration`]).
+pub fn short_duration(ui: &Ui, t: Millis) -> String {
+    let ms = t.0;
+    match ms {
+        0 => format!("0 {}", ui.unit_s),
+        _ if ms % 3_600_000 == 0 => format!("{} {}", ms / 3_600_000, ui.unit_h),
+        _ if ms % 60_000 == 0 => format!("{} {}", ms / 60_000, ui.unit_min),
+        _ if ms % 1000 == 0 => format!("{} {}", ms / 1000, ui.unit_s),
+        _ if ms < 1000 => format!("{ms} {}", ui.unit_ms),
+        _ if ms % 100 == 0 => format!(
+            "{}{}{} {}",
+            ms / 1000,
+            ui.decimal_sep,
+            (ms % 1000) / 100,
+            ui.unit_s
+        ),
+        _ => duration(ui, t),
+    }
+}
+
 /// A node's name in the reader's language.
 pub fn node_name(ui: &Ui, n: NodeId) -> String {
     match n {
@@ -268,6 +289,23 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_setting_reads_as_short_as_it_is_exact() {
+        let ui = ui(Lang::En);
+        let d = |ms| short_duration(ui, Millis(ms));
+        assert_eq!(d(Millis::hours(12).0), "12 h");
+        assert_eq!(d(60_000), "1 min");
+        assert_eq!(d(3_000), "3 s");
+        assert_eq!(d(1_500), "1.5 s");
+        assert_eq!(d(200), "200 ms");
+        assert_eq!(d(1_250), duration(ui, Millis(1_250)));
+        assert_eq!(
+            short_duration(crate::lesson::ui(Lang::Ru), Millis(1_500)),
+            "1,5 с"
+        );
+    }
+
     use super::*;
     use crate::lesson::{ui, Lang};
     use idem_sim::db::{Outcome, Tag};

@@ -288,7 +288,9 @@ pub fn client(ui: &Ui, w: &World) -> String {
             _ => (format!("✓ {what}"), "receipt"),
         },
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
-        Belief::Failed(..) | Belief::GaveUp => (ui.screen_failed.to_string(), "failed"),
+        Belief::Failed(..) => (ui.screen_failed.to_string(), "failed"),
+        // Past its deadline the app still does not know: it says so, never "failed".
+        Belief::GaveUp => (ui.screen_checking.to_string(), "checking"),
     };
     h.open("div", &[("class", "phone"), ("data-screen", mode)])
         .open("div", &[("class", "phone__screen")]);
@@ -338,6 +340,25 @@ pub fn client(ui: &Ui, w: &World) -> String {
             &text,
         );
     }
+    // The client's half of the contract: its policy, as the run uses it.
+    let r = w.scenario.retry_policy(w.config.toggles);
+    let d = |t| crate::narrate::short_duration(ui, t);
+    h.el("dt", &[], ui.retry_policy);
+    h.el(
+        "dd",
+        &[("data-testid", "retry-policy")],
+        &fill(
+            ui.retry_policy_value,
+            &[
+                &d(r.timeout),
+                &r.max_attempts.to_string(),
+                &d(r.backoff),
+                &d(r.jitter),
+                &d(r.deadline),
+            ],
+        ),
+    );
+    h.el("dd", &[("class", "muted")], ui.retry_rule);
     h.close("dl");
     h.finish()
 }

@@ -100,6 +100,9 @@ pub enum Toggle {
     SharedStore,
     /// Keep keys 7 days instead of 24 h.
     LongTtl,
+    /// Variant: the client stops retrying after [`SHORT_DEADLINE`] (1 h, under the
+    /// key's TTL) instead of its policy's own deadline.
+    ShortDeadline,
     /// UPDATE … WHERE version = expected_version (off: a blind debit).
     VersionCheck,
     /// INSERT INTO like_ops … before the increment; increment only on 1 row.
@@ -127,7 +130,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 16] = [
+    pub const ALL: [Toggle; 17] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -136,6 +139,7 @@ impl Toggle {
         Toggle::KeyToProcessor,
         Toggle::SharedStore,
         Toggle::LongTtl,
+        Toggle::ShortDeadline,
         Toggle::VersionCheck,
         Toggle::OpDedup,
         Toggle::RowCountCheck,
@@ -149,7 +153,12 @@ impl Toggle {
     pub fn kind(self) -> ToggleKind {
         match self {
             Toggle::NewKeyPerRetry => ToggleKind::Bug,
-            Toggle::OtherWriter | Toggle::CrashBeforeCommit => ToggleKind::Variant,
+            // The client's policy, not the server's defence: with it the app stops
+            // before the key expires, and never learns the outcome (a variant of the
+            // story, so `defended()` keeps the story's retry).
+            Toggle::OtherWriter | Toggle::CrashBeforeCommit | Toggle::ShortDeadline => {
+                ToggleKind::Variant
+            }
             _ => ToggleKind::Defence,
         }
     }
@@ -165,6 +174,7 @@ impl Toggle {
             Toggle::KeyToProcessor => "key-to-processor",
             Toggle::SharedStore => "shared-store",
             Toggle::LongTtl => "long-ttl",
+            Toggle::ShortDeadline => "short-deadline",
             Toggle::VersionCheck => "version-check",
             Toggle::OpDedup => "op-dedup",
             Toggle::RowCountCheck => "row-count-check",
@@ -205,7 +215,9 @@ impl Toggles {
     }
 }
 
-/// The client's retry policy.
+/// The client's retry policy. Which answers it retries is the client's rule
+/// (`node::client`): no answer, 409 and 5xx are retried with the same key; any
+/// other 4xx is final.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Retry {
     /// How long the client waits for a response before it gives the attempt up.
@@ -214,14 +226,24 @@ pub struct Retry {
     /// Backoff before retry n is `backoff × 2^(n−1)` plus up to `jitter`.
     pub backoff: Millis,
     pub jitter: Millis,
+    /// No retry is sent later than this after the operation's first attempt: past
+    /// it the client gives up, the outcome still unknown. It must be shorter than
+    /// the key's TTL (`ttl-expiry` shows why).
+    pub deadline: Millis,
 }
 
+/// The deadline of [`Toggle::ShortDeadline`]: 1 h, well under the key's 24 h.
+pub const SHORT_DEADLINE: Millis = Millis::hours(1);
+
 impl Retry {
+    /// A phone that keeps a payment and retries it in the background: 4 attempts,
+    /// 1.5 s each, and never later than 12 h after the first, half the key's 24 h.
     pub const MOBILE: Retry = Retry {
         timeout: Millis(1_500),
         max_attempts: 4,
         backoff: Millis(500),
         jitter: Millis(200),
+        deadline: Millis::hours(12),
     };
 }
 
@@ -419,6 +441,16 @@ impl Scenario {
             .map(|(t, _)| *t)
             .filter(|t| t.kind() == ToggleKind::Defence)
             .collect()
+    }
+
+    /// The client's retry policy under `toggles` ([`Toggle::ShortDeadline`] cuts
+    /// the deadline to [`SHORT_DEADLINE`]).
+    pub fn retry_policy(&self, toggles: Toggles) -> Retry {
+        let mut r = self.retry;
+        if toggles.has(Toggle::ShortDeadline) {
+            r.deadline = r.deadline.min(SHORT_DEADLINE);
+        }
+        r
     }
 
     /// The toggles on by default.

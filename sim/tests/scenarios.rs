@@ -1579,3 +1579,24 @@ fn snapshot_counter_increment_with_op_dedup() {
         "counter-increment.op-dedup",
     );
 }
+
+#[test]
+fn ttl_expiry_with_a_deadline_under_the_ttl_gives_up_and_charges_once() {
+    // The app stops retrying an hour after its first attempt: the retry the story
+    // plans 25 h later is never sent. One charge, and the app does not know it.
+    let r = run("ttl-expiry", &[(Toggle::ShortDeadline, true)]);
+    let end = r.end();
+    assert!(end.clone().step().is_empty(), "{}", r.text());
+    assert_eq!(end.processor.charges.len(), 1, "{}", r.text());
+    assert_eq!(end.client.ops[0].belief, Belief::GaveUp);
+    assert_eq!(end.client.ops[0].attempts, 1, "no retry after the deadline");
+    let posts = happenings(&r)
+        .filter(|h| matches!(h, Happening::ClientSent { .. }))
+        .count();
+    assert_eq!(posts, 1);
+    assert!(Invariant::AtMostOnceCharge.holds(end));
+    assert!(
+        !Invariant::DefiniteAnswer.holds(end),
+        "the outcome stays unknown to the app"
+    );
+}

@@ -185,9 +185,9 @@ pub static LESSON: Lesson = Lesson {
                         &["A definite refusal (`402`, card declined)", "Do not retry with this key: the refusal is stored and replayed. A payment with another card is a new operation with a new key.", "“Card declined”, and a way to pay again."],
                     ],
                 },
-                P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline (say one minute). Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again."),
-                P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, keeps the key, and asks again later with it, from the pending payment it stored."),
-                Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one."),
+                P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline: a minute while the user is watching, hours for a payment the app keeps and retries in the background (the lab's app: 12 h), never as long as the key's TTL. Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again."),
+                P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, and finds the answer out from the server (the payment list, a status request) instead of sending the payment again."),
+                Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one. The lab's client pane shows its policy; in ttl-expiry a switch gives the app a deadline under the TTL."),
                 ScenarioLink {
                     scenario: "ttl-expiry",
                     label: "Retry after the key has expired",
@@ -573,6 +573,7 @@ pub static LESSON: Lesson = Lesson {
                 P("The first request succeeds, and its key is stored with a 24-hour TTL. The response is lost, and the app's retry waits in an offline queue."),
                 P("The clock moves 25 hours. The app comes back online and retries with K1. Redis has already dropped the key: `GET` returns nil, and the API charges a second time."),
                 P("The TTL is a trade-off. Longer keeps more keys in memory; shorter lets a late retry through. Choose it from how long your clients really retry — a day or a week — and make clients stop retrying before the server forgets."),
+                P("This app retries for up to 48 hours, past the key's 24. Turn on “The app stops retrying after 1 h”: the retry is never sent and the customer pays once, but the app no longer learns the outcome. Its screen says it is checking, not that the payment failed."),
                 Note("Stripe may prune keys once they are at least 24 hours old, so a client must not rely on a key older than that: look the payment up first."),
                 Quiz(&Question {
                     kind: Numbers,
@@ -978,6 +979,10 @@ pub static UI: Ui = Ui {
 
     screen_spinner: "Processing payment…",
     screen_failed: "Payment failed — try again?",
+    screen_checking: "Not confirmed yet — checking your payment",
+    retry_policy: "Retry policy",
+    retry_policy_value: "timeout {} · attempts: {} · backoff {}, doubling, + up to {} at random · deadline {}",
+    retry_rule: "Retried with the same key: no answer, 409, 5xx. Never: any other 4xx.",
     screen_receipt: "Paid ${}",
 
 
@@ -1102,6 +1107,7 @@ pub static UI: Ui = Ui {
     def_idempotency_key: "Idempotency-Key with a key table",
     var_other_writer: "Another client gets there first",
     var_crash_before_commit: "Crash after the charge, before the commit",
+    var_short_deadline: "The app stops retrying after 1 h, under the key's 24 h",
     truth_title: "What actually happened",
     truth_charges: "Charges to the card for this payment: {}, ${} in all",
     unique_index: "unique",

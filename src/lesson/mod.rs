@@ -553,8 +553,17 @@ ui_struct! {
     // The user's screen.
     screen_spinner,
     screen_failed,
+    /// The app gave up at its deadline: the outcome is unknown, so it never says "failed".
+    screen_checking,
     /// `{}` is the amount, e.g. `100.00`.
     screen_receipt,
+    /// The client pane: the name of the retry policy's row.
+    retry_policy,
+    /// The policy: `{}` the timeout per attempt, `{}` the attempts, `{}` the first
+    /// backoff, `{}` the most jitter added, `{}` the deadline.
+    retry_policy_value,
+    /// Which answers the client retries, and which never.
+    retry_rule,
 
     // Fallback notices.
     /// `{}` is the unknown id from the URL.
@@ -690,6 +699,7 @@ ui_struct! {
     def_idempotency_key,
     var_other_writer,
     var_crash_before_commit,
+    var_short_deadline,
     truth_title,
     truth_charges,
     unique_index,

@@ -704,6 +704,7 @@ pub fn toggle_label(ui: &Ui, t: Toggle, scenario: &str) -> &'static str {
         Toggle::NewKeyPerRetry => ui.def_new_key_bug,
         Toggle::OtherWriter => ui.var_other_writer,
         Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
+        Toggle::ShortDeadline => ui.var_short_deadline,
     }
 }
 

@@ -155,6 +155,7 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
             attempts,
             belief,
             wrong_answer,
+            started,
             lanes,
         } = op;
         spec.hash(h);
@@ -162,6 +163,7 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
         attempts.hash(h);
         belief.hash(h);
         wrong_answer.hash(h);
+        started.hash(h);
         h.write_usize(lanes.len());
         for lane in lanes {
             let Lane {

@@ -23,6 +23,8 @@ pub struct ClientOp {
     pub belief: Belief,
     /// A success response carried another request's result (key reuse without fingerprint).
     pub wrong_answer: bool,
+    /// When its first attempt went out: the retry deadline counts from here.
+    pub started: Millis,
     /// The request loops of this operation: one, plus one per parallel copy.
     pub lanes: Vec<Lane>,
 }
@@ -78,6 +80,7 @@ impl Client {
                     attempts: 0,
                     belief: Belief::NotStarted,
                     wrong_answer: false,
+                    started: Millis(0),
                     lanes: Vec::new(),
                 })
                 .collect(),
@@ -105,6 +108,7 @@ impl Client {
     /// The client starts operation `op`: it makes its key, once.
     fn begin_op(&mut self, op: OpId, out: &mut Out) {
         self.current = Some(op);
+        self.ops[op].started = out.now;
         if let OpSpec::Debit { amount, .. } = self.ops[op].spec {
             out.intend_debit(amount);
         }
@@ -194,7 +198,7 @@ impl Client {
         }
         let to = out.pick_api();
         out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
-        let t = out.now + out.scenario.retry.timeout;
+        let t = out.now + out.scenario.retry_policy(out.toggles).timeout;
         let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
         let l = &mut self.ops[op].lanes[lane];
         l.last = attempt;
@@ -238,24 +242,35 @@ impl Client {
 
     pub(crate) fn plan_retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
         let sent = self.ops[op].lanes[lane].sent;
-        let r = out.scenario.retry;
+        let r = out.scenario.retry_policy(out.toggles);
         if sent >= r.max_attempts {
-            self.lane_done(op, lane, out);
-            let o = &self.ops[op];
-            if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) {
-                self.set_belief(op, Belief::GaveUp, out);
-                self.next_op(op, out);
-            }
+            self.give_up(op, lane, out);
+            return;
+        }
+        let backoff =
+            Millis(r.backoff.0 << (sent - 1).min(10)) + Millis(out.rng.below(r.jitter.0 + 1));
+        if out.now + backoff > self.ops[op].started + r.deadline {
+            // Past the deadline: no more retries; the outcome stays unknown.
+            self.give_up(op, lane, out);
             return;
         }
         if !self.ops[op].belief.is_definite() {
             self.set_belief(op, Belief::Unknown, out);
         }
-        let backoff =
-            Millis(r.backoff.0 << (sent - 1).min(10)) + Millis(out.rng.below(r.jitter.0 + 1));
         let key = out.timer(out.now + backoff, Event::ClientRetry { op, lane });
         let old = self.ops[op].lanes[lane].timer.replace(key);
         out.cancel(old);
+    }
+
+    /// The lane stops; once every lane of the operation has stopped without a
+    /// definite answer, the client gives it up and goes on.
+    fn give_up(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        self.lane_done(op, lane, out);
+        let o = &self.ops[op];
+        if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) {
+            self.set_belief(op, Belief::GaveUp, out);
+            self.next_op(op, out);
+        }
     }
 
     fn next_op(&mut self, op: OpId, out: &mut Out) {

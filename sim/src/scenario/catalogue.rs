@@ -146,8 +146,14 @@ pub fn all() -> Vec<Scenario> {
             )
         },
         Scenario {
-            toggles: vec![(LongTtl, false)],
+            toggles: vec![(LongTtl, false), (ShortDeadline, false)],
             limits: vec![CHECK_THEN_ACT],
+            // An app that keeps a failed payment and retries it for two days, past
+            // the key's 24 hours.
+            retry: Retry {
+                deadline: Millis::hours(48),
+                ..Retry::MOBILE
+            },
             script: vec![Scripted {
                 when: When::ClientTimedOut { op: 0, attempt: 1 },
                 command: Command::AdvanceClock(Millis::hours(25)),
