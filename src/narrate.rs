@@ -47,11 +47,11 @@ pub fn short_duration(ui: &Ui, t: Millis) -> String {
     let ms = t.0;
     match ms {
         0 => format!("0 {}", ui.unit_s),
-        _ if ms % 3_600_000 == 0 => format!("{} {}", ms / 3_600_000, ui.unit_h),
-        _ if ms % 60_000 == 0 => format!("{} {}", ms / 60_000, ui.unit_min),
-        _ if ms % 1000 == 0 => format!("{} {}", ms / 1000, ui.unit_s),
+        _ if ms.is_multiple_of(3_600_000) => format!("{} {}", ms / 3_600_000, ui.unit_h),
+        _ if ms.is_multiple_of(60_000) => format!("{} {}", ms / 60_000, ui.unit_min),
+        _ if ms.is_multiple_of(1000) => format!("{} {}", ms / 1000, ui.unit_s),
         _ if ms < 1000 => format!("{ms} {}", ui.unit_ms),
-        _ if ms % 100 == 0 => format!(
+        _ if ms.is_multiple_of(100) => format!(
             "{}{}{} {}",
             ms / 1000,
             ui.decimal_sep,

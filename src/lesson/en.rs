@@ -187,7 +187,7 @@ pub static LESSON: Lesson = Lesson {
                 },
                 P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline: a minute while the user is watching, hours for a payment the app keeps and retries in the background (the lab's app: 12 h), never as long as the key's TTL. Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again."),
                 P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, and finds the answer out from the server (the payment list, a status request) instead of sending the payment again."),
-                Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one. The lab's client pane shows its policy; in ttl-expiry a switch gives the app a deadline under the TTL."),
+                Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one."),
                 ScenarioLink {
                     scenario: "ttl-expiry",
                     label: "Retry after the key has expired",
@@ -362,6 +362,7 @@ pub static LESSON: Lesson = Lesson {
     ui: &UI,
     page: PageText {
         subtitle: "Retries are inevitable. Double charges are not.",
+        contents: "Contents",
         lang_switch: "Language",
         lang_ru_short: "RU",
         lang_en_short: "EN",
@@ -889,7 +890,6 @@ pub static LESSON: Lesson = Lesson {
 pub static UI: Ui = Ui {
     title: "Idempotency Lab",
 
-    contents: "Contents",
     lab_title: "The lab",
 
     play: "Play",
@@ -907,7 +907,6 @@ pub static UI: Ui = Ui {
     restart_node: "Restart",
     advance_1h: "+1 hour",
     advance_25h: "+25 hours",
-    clock: "Clock: +{} h",
 
     copy_link: "Copy link",
     link_copied: "Link copied",
@@ -981,7 +980,7 @@ pub static UI: Ui = Ui {
     screen_failed: "Payment failed — try again?",
     screen_checking: "Not confirmed yet — checking your payment",
     retry_policy: "Retry policy",
-    retry_policy_value: "timeout {} · attempts: {} · backoff {}, doubling, + up to {} at random · deadline {}",
+    retry_policy_value: "timeout {} · attempts: {} · backoff {} ×2 + up to {} · deadline {}",
     retry_rule: "Retried with the same key: no answer, 409, 5xx. Never: any other 4xx.",
     screen_receipt: "Paid ${}",
 
@@ -1107,7 +1106,7 @@ pub static UI: Ui = Ui {
     def_idempotency_key: "Idempotency-Key with a key table",
     var_other_writer: "Another client gets there first",
     var_crash_before_commit: "Crash after the charge, before the commit",
-    var_short_deadline: "The app stops retrying after 1 h, under the key's 24 h",
+    var_short_deadline: "The app stops retrying after 1 h (keys live 24 h)",
     truth_title: "What actually happened",
     truth_charges: "Charges to the card for this payment: {}, ${} in all",
     unique_index: "unique",

@@ -276,7 +276,7 @@ fn contents(out: &mut String, l: &Lesson) {
     let _ = write!(
         out,
         "<nav class=\"toc\" aria-labelledby=\"toc-title\"><h2 id=\"toc-title\">{}</h2><ol>",
-        esc(l.ui.contents)
+        esc(l.page.contents)
     );
     for s in l.sections {
         let _ = write!(out, "<li><a href=\"#{}\">{}</a>", s.id, prose(s.title));

@@ -440,8 +440,6 @@ ui_struct! {
     title,
 
     // Page navigation.
-    /// Heading of the table of contents.
-    contents,
     /// Heading of the lab area.
     lab_title,
 
@@ -467,8 +465,6 @@ ui_struct! {
     restart_node,
     advance_1h,
     advance_25h,
-    /// Simulated clock; `{}` hours since the start.
-    clock,
 
     // Sharing.
     copy_link,
@@ -787,6 +783,8 @@ ui_struct! {
     PageText;
     /// One line under the title.
     subtitle,
+    /// Heading of the table of contents.
+    contents,
     /// Accessible label of the language switch.
     lang_switch,
     /// Short button text for Russian ("RU" in both languages).
