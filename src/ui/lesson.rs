@@ -159,8 +159,12 @@ pub fn switch(lab: Lab, lang: Lang) {
     spawn_local(async move {
         let url = fragment::sections_path(lang);
         let text = fetch_text(&url).await.unwrap_or_default();
-        let labels = part_of(&text, "ui").and_then(unescape);
-        if !(crate::lesson::loaded(lang) || labels.is_some_and(|l| crate::lesson::load(lang, l))) {
+        // A language switched to before already has its labels: parse them only once.
+        let labels_in = crate::lesson::loaded(lang)
+            || part_of(&text, "ui")
+                .and_then(unescape)
+                .is_some_and(|l| crate::lesson::load(lang, l));
+        if !labels_in {
             let msg = fill(lab.ui().lesson_unavailable, &[&url]);
             lab.notices.update(|n| n.push(msg));
             return;
