@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
+import { SCENARIOS } from './catalogue.mjs';
+
 import {
   assertDistBuilt,
   DIST,
@@ -62,9 +64,9 @@ describe('dist/ (release build)', () => {
     const lesson = distFiles().filter((f) => f.startsWith(LESSON_DIR));
     for (const lang of LANGS) {
       assert.ok(lesson.includes(`${LESSON_DIR}${lang}.html`), `${lang}.html`);
-      assert.equal(lesson.filter((f) => f.startsWith(`${LESSON_DIR}${lang}/`)).length, 13, `${lang}/: 13 scenarios`);
+      assert.equal(lesson.filter((f) => f.startsWith(`${LESSON_DIR}${lang}/`)).length, SCENARIOS.length, `${lang}/: every scenario`);
     }
-    assert.equal(lesson.length, 2 * 14);
+    assert.equal(lesson.length, 2 * (SCENARIOS.length + 1));
   });
 
   for (const lang of LANGS) {

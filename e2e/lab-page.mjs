@@ -50,8 +50,8 @@ export function releaseBuildHarness() {
   return env;
 }
 
-/** The four seed scenarios, in picker order. */
-export const SEED_SCENARIOS = ['naive-post', 'idempotency-key', 'conditional-update', 'counter-increment'];
+/** The seed scenarios, in picker order (from the catalogue). */
+export { SEED_SCENARIOS } from './catalogue.mjs';
 
 /** Any Cyrillic letter. */
 export const CYRILLIC = /[\u0400-\u04FF]/;

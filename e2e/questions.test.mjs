@@ -7,15 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import { SCENARIOS } from './catalogue.mjs';
 import { releaseBuildHarness } from './lab-page.mjs';
 
 const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
 
-const SCENARIOS = [
-  'naive-post', 'idempotency-key', 'conditional-update', 'counter-increment', 'concurrent-duplicates',
-  'in-memory-store', 'key-reuse-different-body', 'ttl-expiry', 'crash-after-charge',
-  'transaction-is-not-idempotency', 'consumer-redelivery', 'new-key-per-retry', 'status-transition',
-];
 
 /** What a run's end would give away, per language: outcome words that must not be on screen at step 0. */
 const OUTCOME = {

@@ -14,6 +14,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import { SCENARIOS } from './catalogue.mjs';
 import { releaseBuildHarness } from './lab-page.mjs';
 import { leftBehind } from './lesson-page.mjs';
 
@@ -31,11 +32,6 @@ function prng(seed) {
   };
 }
 
-const SCENARIOS = [
-  'naive-post', 'idempotency-key', 'conditional-update', 'counter-increment', 'concurrent-duplicates',
-  'in-memory-store', 'key-reuse-different-body', 'ttl-expiry', 'crash-after-charge',
-  'transaction-is-not-idempotency', 'consumer-redelivery', 'new-key-per-retry', 'status-transition',
-];
 const TOGGLES = ['unique-constraint', 'fingerprint', 'same-transaction', 'key-to-processor', 'atomic-claim', 'zzz'];
 
 /** Waits until no request of the page is in flight (and none started) for two frames. */

@@ -115,6 +115,7 @@ fn LabArea() -> impl IntoView {
     let lab = expect_context::<Lab>();
     move || {
         lab.scenario.track();
+        lab.opened.track();
         untrack(|| view! { <LabGrid/> })
     }
 }
@@ -233,7 +234,7 @@ fn read_start() -> Start {
         .filter(|l| crate::lesson::loaded(*l))
         .unwrap_or_else(page_lang);
     let ui = ui(lang);
-    let (toggles, run, dropped) = p.run();
+    let (run, dropped) = p.run();
     // Values from the URL are quoted shortened (`echo`); the markup writer escapes them.
     let mut texts: Vec<String> = notices
         .iter()
@@ -270,8 +271,6 @@ fn read_start() -> Start {
     }
     Start {
         lang,
-        scenario: p.scenario,
-        toggles,
         run,
         seed: p.seed,
         step,

@@ -11,7 +11,6 @@
 //!   dispatches this `CustomEvent` on `window`, with a `detail` of plain fields the
 //!   adapter reports as they are (see [`publish`]). With no LMS nobody listens.
 
-use crate::lesson::SCENARIO_IDS;
 use crate::progress::Progress;
 use leptos::prelude::{document, window};
 use wasm_bindgen::JsValue;
@@ -37,7 +36,10 @@ pub fn publish(p: &Progress, line: &str) {
     for (k, v) in [
         ("line", JsValue::from_str(line)),
         ("right", JsValue::from(p.right() as u32)),
-        ("questions", JsValue::from(SCENARIO_IDS.len() as u32)),
+        (
+            "questions",
+            JsValue::from(idem_sim::ScenarioId::COUNT as u32),
+        ),
         ("complete", JsValue::from_bool(p.complete())),
     ] {
         let _ = Reflect::set(&detail, &JsValue::from_str(k), &v);

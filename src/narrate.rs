@@ -322,7 +322,7 @@ mod tests {
     fn every_step_narrates_in_both_languages() {
         for s in scenario::all() {
             let mut configs = vec![s.default_toggles(), s.defended(), s.undefended()];
-            for (t, _) in &s.toggles {
+            for (t, _) in s.toggles {
                 configs.push(s.default_toggles().with(*t, !s.default_toggles().has(*t)));
             }
             for toggles in configs {

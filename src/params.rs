@@ -6,7 +6,7 @@
 
 use crate::lesson::Lang;
 pub use idem_sim::link::{command_text, parse_command};
-use idem_sim::scenario::{self, Toggle, Toggles};
+use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
 use idem_sim::{link, Command};
 
 /// Playback speeds offered: how the URL and the menu write each, and the factor.
@@ -64,7 +64,7 @@ pub fn first_notices(texts: Vec<String>) -> (Vec<String>, usize) {
 /// Everything the URL can say, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
-    pub scenario: &'static str,
+    pub scenario: ScenarioId,
     /// The step to open at; `None`: the start.
     pub step: Option<usize>,
     /// `step=decisive`: open at the scenario's decisive moment (its step depends on
@@ -107,9 +107,8 @@ impl Params {
     /// Parses a query string (with or without the leading `?`). `seed` is used
     /// when the URL has none.
     pub fn parse(query: &str, seed: u64) -> (Params, Vec<Notice>) {
-        let first = scenario::ids()[0];
         let mut p = Params {
-            scenario: first,
+            scenario: ScenarioId::ALL[0],
             step: None,
             decisive: false,
             seed,
@@ -126,7 +125,7 @@ impl Params {
         for (k, v) in pairs(query) {
             p.lab_link |= matches!(k.as_str(), "scenario" | "step" | "cmd");
             match k.as_str() {
-                "scenario" => match scenario::ids().into_iter().find(|id| *id == v) {
+                "scenario" => match ScenarioId::parse(&v) {
                     Some(id) => p.scenario = id,
                     None => notices.push(Notice::UnknownScenario(v)),
                 },
@@ -172,13 +171,11 @@ impl Params {
             }
         }
         // Toggles are checked against the scenario, once it is known.
-        let sc = scenario::by_id(p.scenario);
+        let sc = p.scenario.scenario();
         for (t, on) in toggles {
             match Toggle::from_id(&t) {
                 None => notices.push(Notice::UnknownToggle(t)),
-                Some(tg) if !sc.as_ref().is_some_and(|s| s.offers(tg)) => {
-                    notices.push(Notice::ToggleNotOffered(t))
-                }
+                Some(tg) if !sc.offers(tg) => notices.push(Notice::ToggleNotOffered(t)),
                 Some(tg) if on => p.on.push(tg),
                 Some(tg) => p.off.push(tg),
             }
@@ -188,12 +185,11 @@ impl Params {
 
     /// The run the link describes: its scenario under the link's toggles, with
     /// its commands replayed (those that no longer apply are returned).
-    pub fn run(&self) -> (Toggles, idem_sim::Run, Vec<idem_sim::run::Dropped>) {
-        let s = scenario::by_id(self.scenario).unwrap_or_else(|| scenario::all().remove(0));
+    pub fn run(&self) -> (idem_sim::Run, Vec<idem_sim::run::Dropped>) {
+        let s = self.scenario.scenario();
         let toggles = self.toggles(s.default_toggles());
-        let config = idem_sim::Config::defaults(&s, self.seed).with_toggles(toggles);
-        let (run, dropped) = idem_sim::Run::replay(s, config, &self.commands);
-        (toggles, run, dropped)
+        let config = idem_sim::Config::defaults(s, self.seed).with_toggles(toggles);
+        idem_sim::Run::replay(s.clone(), config, &self.commands)
     }
 
     /// Applies the URL's toggles to a scenario's defaults.
@@ -287,7 +283,7 @@ mod tests {
             (p.step, p.seed, p.lang, p.speed, p.embed),
             (Some(12), 7, Some(Lang::Ru), 2.0, true)
         );
-        let s = scenario::by_id("idempotency-key").unwrap();
+        let s = ScenarioId::IdempotencyKey.scenario();
         let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
         let q = p.to_query(
             p.toggles(s.default_toggles()),

@@ -5,17 +5,17 @@
 //! Format: `w=<id>,<id>;a=<id>:<1|0>,…;p=<1|0>` (`1` = answered right / predict on).
 //! Anything unreadable is ignored, so a broken or foreign value starts afresh.
 
-use crate::lesson::SCENARIO_IDS;
+use idem_sim::ScenarioId;
 
 /// The `localStorage` key.
 pub const STORAGE_KEY: &str = "idempotency-lab:progress";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Progress {
-    /// Scenario ids watched to the end, in the order of [`SCENARIO_IDS`].
-    pub watched: Vec<&'static str>,
-    /// Scenario ids whose question was answered, with whether the answer was right.
-    pub answered: Vec<(&'static str, bool)>,
+    /// Scenarios watched to the end, in the catalogue's order.
+    pub watched: Vec<ScenarioId>,
+    /// Scenarios whose question was answered, with whether the answer was right.
+    pub answered: Vec<(ScenarioId, bool)>,
     /// Pause at the decisive moment to ask the scenario's question.
     pub predict: bool,
 }
@@ -30,10 +30,6 @@ impl Default for Progress {
     }
 }
 
-fn known(id: &str) -> Option<&'static str> {
-    SCENARIO_IDS.iter().copied().find(|s| *s == id)
-}
-
 impl Progress {
     pub fn parse(s: &str) -> Progress {
         let mut p = Progress::default();
@@ -43,11 +39,13 @@ impl Progress {
             };
             let items = v.split(',').filter(|i| !i.is_empty());
             match k {
-                "w" => items.filter_map(known).for_each(|id| p.watch(id)),
+                "w" => items
+                    .filter_map(ScenarioId::parse)
+                    .for_each(|id| p.watch(id)),
                 "a" => {
                     for item in items {
                         if let Some((id, right)) = item.split_once(':') {
-                            if let Some(id) = known(id) {
+                            if let Some(id) = ScenarioId::parse(id) {
                                 p.answer(id, right == "1");
                             }
                         }
@@ -66,41 +64,36 @@ impl Progress {
             .iter()
             .map(|(id, right)| format!("{id}:{}", u8::from(*right)))
             .collect();
+        let watched: Vec<&str> = self.watched.iter().map(|id| id.as_str()).collect();
         format!(
             "w={};a={};p={}",
-            self.watched.join(","),
+            watched.join(","),
             answered.join(","),
             u8::from(self.predict)
         )
     }
 
-    pub fn watch(&mut self, id: &'static str) {
-        if !self.watched.contains(&id) {
-            let rank = |w: &str| SCENARIO_IDS.iter().position(|s| *s == w);
-            let at = self
-                .watched
-                .iter()
-                .position(|w| rank(w) > rank(id))
-                .unwrap_or(self.watched.len());
+    pub fn watch(&mut self, id: ScenarioId) {
+        if let Err(at) = self.watched.binary_search(&id) {
             self.watched.insert(at, id);
         }
     }
 
     /// Records an answer; the first answer to a question is the one kept.
-    pub fn answer(&mut self, id: &'static str, right: bool) {
+    pub fn answer(&mut self, id: ScenarioId, right: bool) {
         if self.answer_of(id).is_none() {
             self.answered.push((id, right));
         }
     }
 
-    pub fn answer_of(&self, id: &str) -> Option<bool> {
+    pub fn answer_of(&self, id: ScenarioId) -> Option<bool> {
         self.answered
             .iter()
             .find(|(a, _)| *a == id)
             .map(|(_, r)| *r)
     }
 
-    pub fn has_watched(&self, id: &str) -> bool {
+    pub fn has_watched(&self, id: ScenarioId) -> bool {
         self.watched.contains(&id)
     }
 
@@ -112,7 +105,7 @@ impl Progress {
     /// Every scenario watched to the end and every question answered (one per
     /// scenario), whether right or not: the lesson is done.
     pub fn complete(&self) -> bool {
-        self.watched.len() == SCENARIO_IDS.len() && self.answered.len() == SCENARIO_IDS.len()
+        self.watched.len() == ScenarioId::COUNT && self.answered.len() == ScenarioId::COUNT
     }
 
     /// Progress cleared; the predict setting is kept.
@@ -127,19 +120,20 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ScenarioId::{NaivePost, TtlExpiry};
 
     #[test]
     fn round_trips() {
         let mut p = Progress::default();
-        p.watch("ttl-expiry");
-        p.watch("naive-post");
-        p.watch("naive-post");
-        p.answer("naive-post", true);
-        p.answer("naive-post", false);
-        p.answer("ttl-expiry", false);
+        p.watch(TtlExpiry);
+        p.watch(NaivePost);
+        p.watch(NaivePost);
+        p.answer(NaivePost, true);
+        p.answer(NaivePost, false);
+        p.answer(TtlExpiry, false);
         p.predict = false;
-        assert_eq!(p.watched, ["naive-post", "ttl-expiry"]);
-        assert_eq!(p.answer_of("naive-post"), Some(true));
+        assert_eq!(p.watched, [NaivePost, TtlExpiry]);
+        assert_eq!(p.answer_of(NaivePost), Some(true));
         let text = p.to_text();
         assert_eq!(
             text,
@@ -154,20 +148,25 @@ mod tests {
             assert_eq!(Progress::parse(s), Progress::default(), "{s}");
         }
         let p = Progress::parse("w=naive-post,bogus;a=bogus:1,ttl-expiry:1");
-        assert_eq!(p.watched, ["naive-post"]);
-        assert_eq!(p.answered, [("ttl-expiry", true)]);
+        assert_eq!(p.watched, [NaivePost]);
+        assert_eq!(p.answered, [(TtlExpiry, true)]);
     }
 
     #[test]
     fn complete_once_every_scenario_is_watched_and_every_question_answered() {
         let mut p = Progress::default();
-        for (i, id) in SCENARIO_IDS.iter().enumerate() {
+        for (i, id) in ScenarioId::ALL.into_iter().enumerate() {
             p.watch(id);
             assert!(!p.complete(), "{id}: watched, not yet answered");
             p.answer(id, i % 3 != 0);
         }
         assert!(p.complete());
-        assert_eq!(p.right(), 8, "13 answers, 5 of them wrong");
+        let wrong = ScenarioId::COUNT.div_ceil(3);
+        assert_eq!(
+            p.right(),
+            ScenarioId::COUNT - wrong,
+            "{wrong} answers wrong"
+        );
         assert!(!p.cleared().complete());
         assert_eq!(p.cleared().right(), 0);
     }

@@ -1122,7 +1122,7 @@ mod tests {
     #[test]
     fn every_pane_renders_every_step_of_every_scenario_in_both_languages() {
         for s in scenario::all() {
-            let r = Run::new(s.clone(), Config::defaults(&s, 2));
+            let r = Run::new(s.clone(), Config::defaults(s, 2));
             for lang in Lang::ALL {
                 let ui = ui(lang);
                 for k in 0..=r.len() {

@@ -80,7 +80,7 @@ fn long_run_b() -> (Run, Duration) {
         ..Op::new(OpSpec::Charge(100))
     };
     let s = Scenario {
-        ops: vec![op; 80],
+        ops: vec![op; 80].leak(),
         ..base
     };
     let t = Instant::now();

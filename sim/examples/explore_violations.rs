@@ -34,7 +34,7 @@ fn main() {
         };
         let id = s.id;
         let start = World::new(
-            Arc::new(s),
+            Arc::new(s.clone()),
             Config {
                 toggles,
                 seed: 1,

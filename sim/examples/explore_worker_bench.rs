@@ -19,7 +19,7 @@ use std::time::Instant;
 fn request(id: &'static str, table: bool) -> Request {
     let s = scenario::by_id(id).expect("scenario");
     Request {
-        scenario: id,
+        scenario: s.id,
         seed: 1,
         toggles: s.default_toggles(),
         commands: Vec::new(),
@@ -69,11 +69,10 @@ fn table_transitions(req: &Request) -> u64 {
     if !req.table {
         return 0;
     }
-    let s = scenario::by_id(req.scenario).expect("scenario");
-    idem_sim::truth::cells(&s)
+    idem_sim::truth::cells(req.scenario.scenario())
         .iter()
         .map(|c| {
-            let (_, _, mut search) = c.search(&s, req.seed);
+            let (_, _, mut search) = c.search(req.scenario.scenario(), req.seed);
             search.run(usize::MAX);
             search.report().states as u64
         })

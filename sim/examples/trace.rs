@@ -9,7 +9,7 @@ fn main() {
     let Some(s) = scenario::by_id(&id) else {
         eprintln!(
             "unknown scenario {id}; known: {}",
-            scenario::ids().join(", ")
+            scenario::ids().collect::<Vec<_>>().join(", ")
         );
         std::process::exit(2);
     };

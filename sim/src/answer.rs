@@ -5,7 +5,7 @@
 
 use crate::explore::{Bound, Choice, Outcome, Report, Search};
 use crate::run::Run;
-use crate::scenario::{self, Toggles};
+use crate::scenario::Toggles;
 use crate::truth::{self, Fault, Replay};
 use crate::wire::{sat, Request, MAX_STATES};
 use crate::world::Config;
@@ -87,10 +87,8 @@ pub const CHUNK: usize = 20_000;
 /// after every `chunk` transitions, the reader's outcomes, then (if asked)
 /// the truth table.
 pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
-    let Some(s) = scenario::by_id(req.scenario) else {
-        return;
-    };
-    let config = Config::defaults(&s, req.seed).with_toggles(req.toggles);
+    let s = req.scenario.scenario();
+    let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
     let (run, _) = Run::replay(s.clone(), config, &req.commands);
     let step = req.step.min(run.len());
     let start = run.state_at(step);
@@ -107,7 +105,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
         ..Bound::default()
     };
     let cells = if req.table {
-        truth::cells(&s)
+        truth::cells(s)
     } else {
         Vec::new()
     };
@@ -141,7 +139,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     }
     let mut table = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
-        let (start, prefix, mut search) = cell.search(&s, req.seed);
+        let (start, prefix, mut search) = cell.search(s, req.seed);
         while !search.run(chunk) {}
         let r = search.into_report();
         let path = truth::verdict(&r);

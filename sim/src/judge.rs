@@ -43,8 +43,8 @@ impl Invariant {
 impl World {
     /// Re-evaluates every invariant of the scenario and records changes.
     pub(crate) fn check_invariants(&mut self, hs: &mut Vec<Happening>) {
-        let scenario = self.scenario.clone();
-        for &inv in &scenario.invariants {
+        let invariants = self.scenario.invariants;
+        for &inv in invariants {
             if inv.judged_in(self) {
                 let now = inv.holds(self);
                 let was = self.invariants.insert(inv, now);

@@ -49,6 +49,6 @@ pub use explore::{explore, Bound, Choice, Report};
 pub use invariant::Invariant;
 pub use net::{MsgId, NodeId};
 pub use run::Run;
-pub use scenario::{Scenario, Toggle, Toggles};
+pub use scenario::{Scenario, ScenarioId, Toggle, Toggles};
 pub use time::Millis;
 pub use world::{Command, Config, World};

@@ -339,21 +339,24 @@ pub struct Links {
 
 impl Default for Links {
     fn default() -> Links {
-        Links {
-            mobile: Latency {
-                base: 80,
-                jitter: 40,
-            },
-            internal: Latency { base: 2, jitter: 1 },
-            processor: Latency {
-                base: 150,
-                jitter: 50,
-            },
-        }
+        Links::DEFAULT
     }
 }
 
 impl Links {
+    /// The default latencies.
+    pub const DEFAULT: Links = Links {
+        mobile: Latency {
+            base: 80,
+            jitter: 40,
+        },
+        internal: Latency { base: 2, jitter: 1 },
+        processor: Latency {
+            base: 150,
+            jitter: 50,
+        },
+    };
+
     pub fn between(&self, a: NodeId, b: NodeId) -> Latency {
         if a == NodeId::Client || b == NodeId::Client {
             self.mobile

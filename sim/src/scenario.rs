@@ -358,7 +358,7 @@ impl FaultClass {
 pub struct Limit {
     pub faults: &'static [FaultClass],
     pub breaks: &'static [Invariant],
-    pub shown_by: &'static str,
+    pub shown_by: ScenarioId,
     pub why: &'static str,
 }
 
@@ -369,7 +369,7 @@ const MONEY: &[Invariant] = &[Invariant::AtMostOnceCharge, Invariant::LedgerMatc
 const CHECK_THEN_ACT: Limit = Limit {
     faults: &FaultClass::ALL,
     breaks: MONEY,
-    shown_by: "concurrent-duplicates",
+    shown_by: ScenarioId::ConcurrentDuplicates,
     why: "no claim (GET, then SET after the work) and no key to the processor: a duplicate \
           during the work, or a retry after a lost answer or a crash, finds no key and charges \
           again",
@@ -387,21 +387,21 @@ pub enum Group {
 /// A scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario {
-    pub id: &'static str,
+    pub id: ScenarioId,
     pub group: Group,
     pub handler: Handler,
     /// API instances behind the load balancer.
     pub apis: u8,
-    pub ops: Vec<Op>,
+    pub ops: &'static [Op],
     pub retry: Retry,
     pub links: Links,
     /// Faults that happen unless the reader changes the run.
-    pub faults: Vec<FaultRule>,
-    pub crashes: Vec<CrashRule>,
-    pub script: Vec<Scripted>,
+    pub faults: &'static [FaultRule],
+    pub crashes: &'static [CrashRule],
+    pub script: &'static [Scripted],
     /// The toggles offered, with their default state.
-    pub toggles: Vec<(Toggle, bool)>,
-    pub invariants: Vec<Invariant>,
+    pub toggles: &'static [(Toggle, bool)],
+    pub invariants: &'static [Invariant],
     /// A crashed node comes back after this long (a supervisor restarts it).
     pub auto_restart: Option<Millis>,
     /// The money the customer expects to pay, for the outcome line.
@@ -411,7 +411,7 @@ pub struct Scenario {
     /// where the scenario offers `SameTransaction`, that toggle decides instead.
     pub ledger_key: bool,
     /// What its defended configuration cannot survive, and which scenario shows it.
-    pub limits: Vec<Limit>,
+    pub limits: &'static [Limit],
 }
 
 const USER: i64 = 42;
@@ -592,4 +592,4 @@ fn account(balance: i64, version: i64) -> Table {
 }
 
 mod catalogue;
-pub use catalogue::{all, by_id, ids};
+pub use catalogue::{all, by_id, ids, ScenarioId};

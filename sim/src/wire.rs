@@ -9,7 +9,7 @@
 //! [`crate::answer::Reply`].
 
 use crate::net::{MsgId, NodeId};
-use crate::scenario::{self, Toggle, Toggles};
+use crate::scenario::{ScenarioId, Toggle, Toggles};
 use crate::time::Millis;
 use crate::world::Command;
 
@@ -18,7 +18,7 @@ use crate::world::Command;
 /// with `table`, also fill the scenario's truth table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
-    pub scenario: &'static str,
+    pub scenario: ScenarioId,
     pub seed: u64,
     pub toggles: Toggles,
     pub commands: Vec<(usize, Command)>,
@@ -195,8 +195,7 @@ impl R<'_> {
 impl Request {
     pub fn encode(&self) -> Vec<u32> {
         let mut w = W(Vec::new());
-        let ids = scenario::ids();
-        w.len(ids.iter().position(|i| *i == self.scenario).unwrap_or(0));
+        w.len(self.scenario.index());
         w.u64(self.seed);
         w.toggles(self.toggles);
         w.commands(&self.commands);
@@ -209,7 +208,7 @@ impl Request {
 
     pub fn decode(words: &[u32]) -> Option<Request> {
         let mut r = R(words);
-        let scenario = *scenario::ids().get(r.count()?)?;
+        let scenario = *ScenarioId::ALL.get(r.count()?)?;
         let req = Request {
             scenario,
             seed: r.u64()?,
@@ -231,7 +230,7 @@ mod tests {
 
     fn request() -> Request {
         Request {
-            scenario: "crash-after-charge",
+            scenario: ScenarioId::CrashAfterCharge,
             seed: u64::MAX - 5,
             toggles: Toggles::of(&[Toggle::AtomicClaim, Toggle::CrashBeforeCommit]),
             commands: vec![
@@ -278,7 +277,7 @@ mod tests {
     #[test]
     fn a_request_asks_for_at_most_one_fault_of_each() {
         let req = Request {
-            scenario: "idempotency-key",
+            scenario: ScenarioId::IdempotencyKey,
             seed: 1,
             toggles: Toggles::default(),
             commands: Vec::new(),

@@ -190,10 +190,10 @@ impl World {
             seq: 0,
             msgs: VecMap::new(),
             next_msg: 1,
-            faults: scenario.faults.clone(),
+            faults: scenario.faults.to_vec(),
             crashes_left: scenario.crashes.iter().map(|c| c.times).collect(),
             random_crashes: 0,
-            client: Client::new(&scenario.ops),
+            client: Client::new(scenario.ops),
             apis: (0..scenario.apis).map(|_| Api::new()).collect(),
             lb: 0,
             redis: Redis::default(),
@@ -223,7 +223,7 @@ impl World {
         if w.scenario.handler == Handler::Pipeline {
             w.schedule(Millis::ZERO, Event::ProducerSend);
         }
-        for (i, s) in w.scenario.script.clone().iter().enumerate() {
+        for (i, s) in w.scenario.script.iter().enumerate() {
             if let When::At(t) = s.when {
                 w.schedule(t, Event::Script(i));
             }
@@ -294,8 +294,8 @@ impl World {
             }
             Event::ClientTimeout { op, lane, attempt } => {
                 if self.react(Stimulus::ClientTimeout { op, lane, attempt }, hs_) {
-                    let s = self.scenario.clone();
-                    for c in &s.script {
+                    let script = self.scenario.script;
+                    for c in script {
                         if c.when == (When::ClientTimedOut { op, attempt })
                             && c.only_with.is_none_or(|t| self.has(t))
                         {

@@ -75,7 +75,7 @@ fn check(bound: &Bound, classes: &[FaultClass]) {
         if s.toggles.is_empty() {
             continue; // naive-post: nothing to defend with.
         }
-        let w = start(&s);
+        let w = start(s);
         let report = explore(&w, bound);
         total += report.unique;
         assert!(

@@ -336,13 +336,13 @@ fn a_race_is_not_a_command() {
 #[test]
 fn each_undefended_scenario_shows_its_textbook_violation() {
     for s in scenario::all() {
-        let expected = match s.id {
+        let expected = match s.id.as_str() {
             "conditional-update" | "consumer-redelivery" => Invariant::BalanceMatches,
             "counter-increment" => Invariant::LikesMatchOps,
             "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
             _ => Invariant::AtMostOnceCharge,
         };
-        let start = world(&s, s.undefended());
+        let start = world(s, s.undefended());
         let r = explore(&start, &Bound::default());
         let path = r
             .violation(expected)

@@ -145,7 +145,8 @@ fn idempotency_key_with_copies(copies: u32) -> Scenario {
         ops: vec![Op {
             copies,
             ..Op::new(OpSpec::Charge(100))
-        }],
+        }]
+        .leak(),
         ..base
     }
 }

@@ -249,7 +249,7 @@ fn an_external_debit_without_an_account_is_refused_not_a_panic() {
             .tables(s.default_toggles())
             .iter()
             .any(|t| t.name == "accounts");
-        let mut w = World::new(Arc::new(s.clone()), Config::defaults(&s, 1));
+        let mut w = World::new(Arc::new(s.clone()), Config::defaults(s, 1));
         let r = w.apply(&Command::ExternalDebit { amount: 5 });
         assert_eq!(r.is_ok(), has_account, "{}", s.id);
         if !has_account {
@@ -261,7 +261,9 @@ fn an_external_debit_without_an_account_is_refused_not_a_panic() {
 #[test]
 fn a_key_reused_from_an_operation_that_does_not_exist_is_a_key_of_its_own() {
     let mut s = scenario::by_id("key-reuse-different-body").unwrap();
-    s.ops[1].key = KeyMode::ReuseOf(7);
+    let mut ops = s.ops.to_vec();
+    ops[1].key = KeyMode::ReuseOf(7);
+    s.ops = ops.leak();
     let r = Run::new(s.clone(), Config::defaults(&s, 1));
     let keys: Vec<_> = r.end().client.ops.iter().map(|o| o.key).collect();
     assert!(keys.iter().all(Option::is_some));
@@ -291,11 +293,15 @@ fn keys_are_scoped_per_user() {
     // Two users send the same key string: each gets a payment of their own,
     // not the other's replay and not a 422.
     let mut s = scenario::by_id("key-reuse-different-body").unwrap();
-    s.ops[1] = Op {
-        key: KeyMode::ReuseOf(0),
-        user: 43,
-        ..Op::new(OpSpec::Charge(150))
-    };
+    s.ops = vec![
+        s.ops[0],
+        Op {
+            key: KeyMode::ReuseOf(0),
+            user: 43,
+            ..Op::new(OpSpec::Charge(150))
+        },
+    ]
+    .leak();
     let toggles = s.default_toggles().with(Toggle::Fingerprint, true);
     let r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
     let end = r.end();
@@ -337,7 +343,8 @@ fn reused_after_a_day() -> Scenario {
             key: KeyMode::ReuseOf(0),
             ..Op::new(OpSpec::Charge(100))
         },
-    ];
+    ]
+    .leak();
     s
 }
 
@@ -370,7 +377,9 @@ fn the_processor_refuses_a_reused_key_with_other_parameters() {
     // The same key, 25 h later, for $150: our store forgot it, the processor has
     // not, and it answers an error instead of replaying the $100 charge.
     let mut s = reused_after_a_day();
-    s.ops[1].spec = OpSpec::Charge(150);
+    let mut ops = s.ops.to_vec();
+    ops[1].spec = OpSpec::Charge(150);
+    s.ops = ops.leak();
     let toggles = s.defended().with(Toggle::Fingerprint, true);
     let (r, _) = a_day_later(&s, toggles);
     let end = r.end();

@@ -285,7 +285,7 @@ fn defended_under(faults: &'static str, random: RandomFaults) {
         }
         let limits: Vec<&Limit> = LIMITS
             .iter()
-            .filter(|l| l.scenario == s.id && l.faults == faults)
+            .filter(|l| s.id == l.scenario && l.faults == faults)
             .collect();
         for l in &limits {
             assert!(scenario::by_id(l.shown_by).is_some(), "{}", l.shown_by);
@@ -297,7 +297,7 @@ fn defended_under(faults: &'static str, random: RandomFaults) {
         let crashes = random.crash > 0;
 
         // The defended configuration breaks nothing beyond its documented limits…
-        let case = Case::new(&s, s.defended(), random);
+        let case = Case::new(s, s.defended(), random);
         let seen = std::cell::RefCell::new(BTreeSet::new());
         for_all_seeds(&case, |_, run| {
             let b = broken(&run, crashes);
@@ -336,7 +336,7 @@ fn defended_under(faults: &'static str, random: RandomFaults) {
             .filter(|l| l.fix.is_none())
             .flat_map(|l| l.breaks.iter().copied())
             .collect();
-        let case = Case::new(&s, fixed, random);
+        let case = Case::new(s, fixed, random);
         for_all_seeds(&case, |_, run| {
             let b = broken(&run, crashes);
             let extra: Vec<_> = b.difference(&unfixable).collect();
@@ -372,13 +372,13 @@ fn headline(id: &str) -> Invariant {
 #[test]
 fn undefended_configurations_break_under_their_default_fault_for_every_seed() {
     for s in scenario::all() {
-        let inv = headline(s.id);
+        let inv = headline(s.id.as_str());
         assert!(
             s.invariants.contains(&inv),
             "{} does not watch {inv:?}",
             s.id
         );
-        let case = Case::new(&s, s.undefended(), RandomFaults::default());
+        let case = Case::new(s, s.undefended(), RandomFaults::default());
         for_all_seeds(&case, |_, run| {
             ensure(run.first_violation(inv).is_some(), || {
                 format!("{inv:?} never breaks")
@@ -400,7 +400,7 @@ fn the_same_scenario_and_config_give_the_same_run() {
             (s.default_toggles(), RandomFaults::default(), 0),
             (s.defended(), CRASHES, 1),
         ] {
-            let case = Case::new(&s, toggles, random);
+            let case = Case::new(s, toggles, random);
             for_seeds(&case, (parity..SEEDS).step_by(2), |seed, run| {
                 let again = case.run(seed);
                 ensure(again.text() == run.text(), || {
@@ -465,7 +465,7 @@ fn some_command(w: &World, rng: &mut Rng) -> Command {
 #[test]
 fn restoring_a_step_and_stepping_once_gives_the_next_step() {
     for s in scenario::all() {
-        let case = Case::new(&s, s.defended(), CRASHES);
+        let case = Case::new(s, s.defended(), CRASHES);
         for_all_seeds(&case, |seed, mut run| {
             let mut rng = Rng::new(seed ^ 0x5EED);
             // On odd seeds the run carries a command (a branch), and on every
@@ -518,7 +518,7 @@ fn check_restore(run: &Run, rng: &mut Rng, at_command: Option<usize>) -> Result<
 #[test]
 fn a_command_at_step_k_keeps_the_past_and_replaces_the_future() {
     for s in scenario::all() {
-        let case = Case::new(&s, s.default_toggles(), CRASHES);
+        let case = Case::new(s, s.default_toggles(), CRASHES);
         for_all_seeds(&case, |seed, run| {
             let mut rng = Rng::new(seed ^ 0xB4A2C);
             let k = rng.below(run.len() as u64 + 1) as usize;

@@ -223,7 +223,7 @@ fn check(run: &Run, e: Expect) {
     let beliefs: Vec<Belief> = end.client.ops.iter().map(|o| o.belief.clone()).collect();
     assert_eq!(beliefs, e.beliefs, "client beliefs; {}", why());
 
-    for inv in &run.scenario.invariants {
+    for inv in run.scenario.invariants {
         let broken = e.broken.iter().find(|(i, _)| i == inv).map(|(_, s)| *s);
         let recovered = e.recovered.iter().find(|(i, _)| i == inv).map(|(_, s)| *s);
         let first = run.first_violation(*inv);

@@ -145,7 +145,7 @@ fn request(
     let toggles = on.iter().fold(s.default_toggles(), |a, t| a.with(*t, true));
     let toggles = off.iter().fold(toggles, |a, t| a.with(*t, false));
     Request {
-        scenario: id,
+        scenario: s.id,
         seed: SEED,
         toggles,
         commands,

@@ -229,15 +229,18 @@ fn table(scenario: &str) -> &'static [(Phase, usize)] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::{lesson, Lang, SCENARIO_IDS};
+    use crate::lesson::{lesson, Lang, ScenarioId};
     use idem_sim::scenario;
     use idem_sim::{Config, Run};
 
     /// Every line in a table exists in the listing.
     #[test]
     fn lines_exist() {
-        for id in SCENARIO_IDS {
-            let len = lesson(Lang::En).scenario(id).unwrap().code.len();
+        for id in ScenarioId::ALL.map(ScenarioId::as_str) {
+            let len = lesson(Lang::En)
+                .scenario(ScenarioId::parse(id).unwrap())
+                .code
+                .len();
             assert!(!table(id).is_empty(), "{id} has no table");
             for (p, l) in table(id) {
                 assert!(*l < len, "{id}: {p:?} → line {l} of {len}");

@@ -2,6 +2,8 @@
 
 use super::Block::{Calculator, Code, List, Note, Quiz, ScenarioLink, Table, P};
 use super::Kind::{FixIt, Numbers, Predict, Transfer};
+use idem_sim::ScenarioId;
+
 use super::{Explore, Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
@@ -40,7 +42,7 @@ pub static LESSON: Lesson = Lesson {
                 P("Protection against double processing needs no coordination: no distributed locks, no two-phase commit. Each service filters out repeats on its own, by a key or by a version."),
                 Note("Treat idempotency as basic hygiene, like input validation. Every endpoint that changes state should have an answer to the question “what if this arrives twice?”"),
                 ScenarioLink {
-                    scenario: "naive-post",
+                    scenario: ScenarioId::NaivePost,
                     label: "Watch a lost response become a double charge",
                 },
             ],
@@ -81,7 +83,7 @@ pub static LESSON: Lesson = Lesson {
                     "**An absolute write instead of a delta**: a `PUT` of the whole resource or `SET status = 'PAID'` repeats safely; `SET likes = likes + 1` does not.",
                 ]),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "See both versions of the like counter",
                 },
             ],
@@ -112,22 +114,22 @@ pub static LESSON: Lesson = Lesson {
                 P("One failure, four defences. Before you run each one, decide what the retry will do."),
                 P("**1. Naive POST.** No key and no version: the client sends `POST /charges` for $100, and the API charges the card through the processor and writes a ledger row. The baseline, with no protection at all."),
                 ScenarioLink {
-                    scenario: "naive-post",
+                    scenario: ScenarioId::NaivePost,
                     label: "Run the naive POST",
                 },
                 P("**2. Idempotency-Key.** The client makes a UUID, K1, before the first attempt and sends it with every attempt. The API keeps K1 → response in Redis."),
                 ScenarioLink {
-                    scenario: "idempotency-key",
+                    scenario: ScenarioId::IdempotencyKey,
                     label: "Run the key-protected POST",
                 },
                 P("**3. Conditional update.** The client has read the account at version 5 and sends a $20 debit with `expected_version: 5`; the API's `UPDATE` applies only `WHERE version = 5`. There is no key."),
                 ScenarioLink {
-                    scenario: "conditional-update",
+                    scenario: ScenarioId::ConditionalUpdate,
                     label: "Run the compare-and-set debit",
                 },
                 P("**4. Counter increment.** A like is `UPDATE posts SET likes = likes + 1`; a switch records the request's `op_id` first, under a unique index."),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "Run the like counter",
                 },
                 Note("Every scenario pauses at its decisive moment and asks what happens next; its explanation opens once you answer. Then toggle the defences, lose another ack or race two retries, and watch what breaks."),
@@ -189,7 +191,7 @@ pub static LESSON: Lesson = Lesson {
                 P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, and finds the answer out from the server (the payment list, a status request) instead of sending the payment again."),
                 Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one."),
                 ScenarioLink {
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     label: "Retry after the key has expired",
                 },
             ],
@@ -215,7 +217,7 @@ pub static LESSON: Lesson = Lesson {
                     ],
                 },
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Crash the API between the charge and the commit",
                 },
             ],
@@ -255,48 +257,48 @@ pub static LESSON: Lesson = Lesson {
             blocks: &[
                 P("**Deduplication without a unique index.** Many people believe `ON CONFLICT DO NOTHING` or MySQL's `INSERT IGNORE` deduplicates by itself. It doesn't: both only skip rows that break a unique constraint. Without one, nothing ever conflicts, and every duplicate is inserted."),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "Drop the unique index and watch likes reach 102",
                 },
                 P("**A delta instead of a value.** `UPDATE x SET cnt = cnt + 1` is fundamentally non-idempotent: each delivery adds one more. The fix is to insert the `op_id` first and increment only when the insert succeeds."),
                 P("**Check, then act.** `SELECT` the key, insert it if it's missing: two concurrent requests both miss and both go ahead. Only a unique constraint in the database turns the second one away."),
                 ScenarioLink {
-                    scenario: "concurrent-duplicates",
+                    scenario: ScenarioId::ConcurrentDuplicates,
                     label: "Two requests, one key, two charges",
                 },
                 P("**Keys in a HashMap inside the service.** Another instance never sees them, a restart forgets them all, and a plain `HashMap` is not even thread-safe."),
                 ScenarioLink {
-                    scenario: "in-memory-store",
+                    scenario: ScenarioId::InMemoryStore,
                     label: "The retry lands on the other instance",
                 },
                 P("**A transaction taken for idempotency.** `@Transactional` undoes an attempt that throws — by default only on an unchecked exception; a checked one commits unless `rollbackFor` names it. An attempt that succeeded, retried, simply runs again."),
                 ScenarioLink {
-                    scenario: "transaction-is-not-idempotency",
+                    scenario: ScenarioId::TransactionIsNotIdempotency,
                     label: "Retry a committed transaction",
                 },
                 P("**The key remembered after the effect, not with it.** Charge, commit, then write the key to Redis: a crash in between leaves a charge no key remembers. A crash between the processor's charge and the commit does the same, unless the processor got the key."),
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Crash the API between the two writes",
                 },
                 P("**A new key on every retry.** The key must name the operation, not the attempt; a fresh UUID per attempt switches deduplication off."),
                 ScenarioLink {
-                    scenario: "new-key-per-retry",
+                    scenario: ScenarioId::NewKeyPerRetry,
                     label: "Retry with a fresh key",
                 },
                 P("**A key that ignores the body.** Replaying the stored response to a different request is silently wrong."),
                 ScenarioLink {
-                    scenario: "key-reuse-different-body",
+                    scenario: ScenarioId::KeyReuseDifferentBody,
                     label: "Reuse a key for another amount",
                 },
                 P("**A TTL shorter than the retries.** A retry that arrives after the key expired is a new payment."),
                 ScenarioLink {
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     label: "Retry 25 hours later",
                 },
                 P("**A consumer without deduplication.** A redelivered message applies its effect again."),
                 ScenarioLink {
-                    scenario: "consumer-redelivery",
+                    scenario: ScenarioId::ConsumerRedelivery,
                     label: "Redeliver a message",
                 },
                 P("**A side effect outside the database.** A handler that sends an email or calls a webhook while it handles the request sends it again on every retry, and no rollback takes an email back. Write the message to an outbox table in the same transaction as the effect (the transactional outbox); a relay sends it afterwards, at least once, with the operation's id, so that the receiver can drop a repeat."),
@@ -327,7 +329,7 @@ pub static LESSON: Lesson = Lesson {
                 P("Kafka's exactly-once semantics is the same idea inside Kafka: the idempotent producer removes duplicates from producer retries, and transactions make read-process-write atomic from topic to topic. The moment an effect leaves Kafka — a database row, an email, a card charge — you need an idempotent consumer again."),
                 Note("If you are building exactly-once without an idempotent consumer, you are building a fiction."),
                 ScenarioLink {
-                    scenario: "consumer-redelivery",
+                    scenario: ScenarioId::ConsumerRedelivery,
                     label: "Crash a consumer before it commits its offset",
                 },
             ],
@@ -347,11 +349,11 @@ pub static LESSON: Lesson = Lesson {
                     "**An expiry.** Keep keys as long as a client may still retry: a day, or a week.",
                 ]),
                 ScenarioLink {
-                    scenario: "status-transition",
+                    scenario: ScenarioId::StatusTransition,
                     label: "Natural idempotency: the order status flip",
                 },
                 ScenarioLink {
-                    scenario: "idempotency-key",
+                    scenario: ScenarioId::IdempotencyKey,
                     label: "The idempotency key at work",
                 },
                 Note("A detail that sets answers apart: in PostgreSQL a second insert of the same key does not fail at once, it waits for the first transaction. To answer 409 at once, claim the key in a short transaction of its own (`processing`, or `SET … NX` in Redis), with a lease of seconds and a fenced takeover, as in the ADR above."),
@@ -421,7 +423,7 @@ pub static LESSON: Lesson = Lesson {
     names: &NAMES,
     scenarios: &[
         ScenarioText {
-            id: "naive-post",
+            id: ScenarioId::NaivePost,
             explain: &[
                 P("The app sends `POST /charges` for $100 without an idempotency key. The API charges the card through the processor, writes a row to the ledger and answers 201. The answer is lost on the way back."),
                 P("The app's timeout fires, and it retries. To the API this is an ordinary new request: nothing marks it as a repeat. It charges another $100 and writes a second ledger row."),
@@ -439,14 +441,14 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "idempotency-key",
+            id: ScenarioId::IdempotencyKey,
             explain: &[
                 P("Before the first attempt the app generates a UUID v4, K1, for this payment, and sends it in `Idempotency-Key` with every attempt."),
                 P("The API claims the key with one atomic command, `SET idem:u42:K1 '{processing}' NX PX 3000`: OK, nobody had it, and the claim is a 3-second lease. It charges $100, passing K1 on to the processor, commits the ledger row and overwrites the entry with the response, `SET idem:u42:K1 '{201, pay_1}' PX 86400000`, a 24-hour TTL. The response to the app is lost."),
                 P("The app retries with the same K1. Now the claim answers nil: the key exists. `GET` returns the stored 201 with `pay_1`, and the API never calls the processor. The customer is charged exactly once. (Had the first request still been running, the entry would say `processing`, and the answer would be 409.)"),
                 Note("Here Redis is written after the Postgres commit, and Redis can't join a Postgres transaction. A crash between the two leaves a charge without a key. The durable form keeps the key row in Postgres, in the ledger's transaction."),
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Crash between the commit and the Redis write",
                 },
             ],
@@ -463,7 +465,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "conditional-update",
+            id: ScenarioId::ConditionalUpdate,
             explain: &[
                 P("The app has read the account: balance 100, version 5. It sends `POST /debit` with amount 20 and `expected_version` 5."),
                 P("The API runs `UPDATE accounts SET balance = balance - 20, version = version + 1 WHERE id = 1 AND version = 5`. One row changes: balance 80, version 6. The response is lost."),
@@ -485,7 +487,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "counter-increment",
+            id: ScenarioId::CounterIncrement,
             explain: &[
                 P("The post has 100 likes. The naive handler runs `UPDATE posts SET likes = likes + 1`. The response is lost, the retry runs it again: 100 → 101 → 102. A delta cannot be repeated safely."),
                 P("The fix: in the same transaction, first run `INSERT INTO like_ops (op_id) VALUES ($1) ON CONFLICT DO NOTHING`. One row inserted: the operation is new, increment. Zero rows: it was seen before, skip. The retry inserts nothing, and the likes stay at 101."),
@@ -505,7 +507,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "concurrent-duplicates",
+            id: ScenarioId::ConcurrentDuplicates,
             explain: &[
                 P("The app retries too eagerly, and two identical requests with key K1 reach two API instances at the same moment."),
                 P("Check-then-act: each instance runs `SELECT` for K1, finds nothing and goes on to insert the key and charge. Both checks happen before either insert, so both miss. The card is charged twice, although every request carried the key."),
@@ -528,7 +530,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "in-memory-store",
+            id: ScenarioId::InMemoryStore,
             explain: &[
                 P("The API keeps the keys it has seen in a HashMap inside the process. Instance A handles the first request, charges $100 and remembers K1 in its own map. The response is lost."),
                 P("The load balancer is round-robin, so the retry lands on instance B. B's map is empty, and B charges again."),
@@ -547,7 +549,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "key-reuse-different-body",
+            id: ScenarioId::KeyReuseDifferentBody,
             explain: &[
                 P("A buggy client reuses key K1 for a different payment: first $100, then $150."),
                 P("Without a fingerprint the API sees only the key. It finds K1 and replays the stored response: 201, $100, `pay_1`. The client believes $150 was paid. Nothing fails; the answer is just silently wrong."),
@@ -569,7 +571,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "ttl-expiry",
+            id: ScenarioId::TtlExpiry,
             explain: &[
                 P("The first request succeeds, and its key is stored with a 24-hour TTL. The response is lost, and the app's retry waits in an offline queue."),
                 P("The clock moves 25 hours. The app comes back online and retries with K1. Redis has already dropped the key: `GET` returns nil, and the API charges a second time."),
@@ -578,7 +580,7 @@ pub static LESSON: Lesson = Lesson {
                 Note("Stripe may prune keys once they are at least 24 hours old, so a client must not rely on a key older than that: look the payment up first."),
                 Quiz(&Question {
                     kind: Numbers,
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     prompt: "Stripe keeps keys for 24 hours, and some APIs for 7 days. At 10,000 requests per second and 100 bytes per key, how much memory does a 7-day TTL hold?",
                     answers: &["25.2 GB", "86.4 GB", "605 GB", "6.05 TB"],
                     correct: 2,
@@ -598,7 +600,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "crash-after-charge",
+            id: ScenarioId::CrashAfterCharge,
             explain: &[
                 P("First crash: the ledger row is committed, then the API dies before `SET idem:u42:K1`. The key lives only in Redis, outside the Postgres transaction, so nothing remembers that K1 was handled. The retry misses and charges again."),
                 P("Second crash: the processor has charged the card, but the API dies before the commit. Our ledger is empty, and the retry charges again — unless the key went to the processor. A processor that deduplicates by key, as Stripe does, returns the original charge instead of making a new one."),
@@ -620,7 +622,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "transaction-is-not-idempotency",
+            id: ScenarioId::TransactionIsNotIdempotency,
             explain: &[
                 P("The handler is annotated `@Transactional`. The first call succeeds and commits. The response is lost."),
                 P("The retry is a new method call in a new transaction, and nothing in it knows about the first. It writes another ledger row and charges again."),
@@ -639,7 +641,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "consumer-redelivery",
+            id: ScenarioId::ConsumerRedelivery,
             explain: &[
                 P("A consumer reads message evt_1, “debit account 1 by 100”, from Kafka, applies it to the database and crashes before committing its offset."),
                 P("After the restart Kafka delivers evt_1 again: as far as the broker knows, it was never processed. Without deduplication the consumer debits a second time."),
@@ -658,14 +660,14 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "new-key-per-retry",
+            id: ScenarioId::NewKeyPerRetry,
             explain: &[
                 P("The key must name the operation, not the attempt. This client generates a new UUID inside its retry loop."),
                 P("The first attempt succeeds with key K1, and the response is lost. The retry carries K2. The API looks up K2, misses and charges again. Deduplication is in place and never fires."),
                 P("Generate the key once, when the user taps Pay, store it with the pending payment, and reuse it on every retry — even after the app restarts."),
                 Quiz(&Question {
                     kind: Transfer,
-                    scenario: "new-key-per-retry",
+                    scenario: ScenarioId::NewKeyPerRetry,
                     prompt: "A client sends a payment with an idempotency key. After which answers should it retry with the same key?",
                     answers: &[
                         "Only after a 5xx.",
@@ -692,7 +694,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "status-transition",
+            id: ScenarioId::StatusTransition,
             explain: &[
                 P("Order 42 is NEW. The handler moves it to PAID with a condition: `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'`. One row changes, so the handler charges and commits. The response is lost."),
                 P("The retry runs the same statement. The order is PAID already, so 0 rows change. The handler checks the row count, skips the charge and answers with the order's current status."),
@@ -700,7 +702,7 @@ pub static LESSON: Lesson = Lesson {
                 Note("The status flip and the charge must still stay together. If the charge can happen without the commit, pass the order id to the processor as its idempotency key."),
                 Quiz(&Question {
                     kind: Transfer,
-                    scenario: "status-transition",
+                    scenario: ScenarioId::StatusTransition,
                     prompt: "Which of these handlers is idempotent as written?",
                     answers: &[
                         "`PUT /users/42` that replaces the profile and emails “your profile has changed”.",
@@ -729,7 +731,7 @@ pub static LESSON: Lesson = Lesson {
     questions: &[
         Question {
             kind: Predict,
-            scenario: "naive-post",
+            scenario: ScenarioId::NaivePost,
             prompt: "The retry of `POST /charges` reaches the API. The first charge went through. What happens?",
             answers: &[
                 "The API recognises the retry and returns the first response.",
@@ -742,7 +744,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "idempotency-key",
+            scenario: ScenarioId::IdempotencyKey,
             prompt: "The retry with `Idempotency-Key: K1` reaches the API. What does it do?",
             answers: &[
                 "Charges again and overwrites the entry in Redis.",
@@ -755,7 +757,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "conditional-update",
+            scenario: ScenarioId::ConditionalUpdate,
             prompt: "The retried debit arrives with `expected_version = 5`; the account is at version 6. What does the `UPDATE` do?",
             answers: &[
                 "Applies the debit again: the balance drops to 60.",
@@ -768,7 +770,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "counter-increment",
+            scenario: ScenarioId::CounterIncrement,
             prompt: "The handler inserts `op_7f3a` into `like_ops` first, and a unique index is in place. The retry with `op_7f3a` arrives; likes = 101. What now?",
             answers: &[
                 "The insert adds 0 rows, the increment is skipped: likes stay at 101.",
@@ -780,7 +782,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "concurrent-duplicates",
+            scenario: ScenarioId::ConcurrentDuplicates,
             prompt: "Check-then-act, no unique constraint. Two requests with K1 run their `SELECT` at the same moment. What happens?",
             answers: &[
                 "The second waits for the first, then gets the stored response.",
@@ -793,7 +795,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "in-memory-store",
+            scenario: ScenarioId::InMemoryStore,
             prompt: "The retry lands on instance B. K1 sits in instance A's HashMap. What happens?",
             answers: &[
                 "B asks A and replays A's response.",
@@ -805,7 +807,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "key-reuse-different-body",
+            scenario: ScenarioId::KeyReuseDifferentBody,
             prompt: "No fingerprint. The same K1 now comes with amount 150. What does the client get?",
             answers: &[
                 "A new $150 charge.",
@@ -818,7 +820,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "ttl-expiry",
+            scenario: ScenarioId::TtlExpiry,
             prompt: "The retry with K1 arrives 25 hours later; the TTL is 24 hours. What happens?",
             answers: &[
                 "The stored response is replayed.",
@@ -830,7 +832,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: FixIt,
-            scenario: "crash-after-charge",
+            scenario: ScenarioId::CrashAfterCharge,
             prompt: "The API crashed after the commit and before `SET idem:u42:K1`, and the retry charged again. Switch on, under Defences, the smallest set under which every invariant holds, then Check: the lab runs your choice.",
             answers: &["same-transaction"],
             correct: 0,
@@ -838,7 +840,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "transaction-is-not-idempotency",
+            scenario: ScenarioId::TransactionIsNotIdempotency,
             prompt: "The first `@Transactional` call committed. The retry arrives. What happens?",
             answers: &[
                 "The transaction detects the repeat and rolls back.",
@@ -851,7 +853,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: FixIt,
-            scenario: "consumer-redelivery",
+            scenario: ScenarioId::ConsumerRedelivery,
             prompt: "The consumer applied the debit, crashed before committing its offset, and the redelivered message debited the account again. Switch on, under Defences, the smallest set under which the balance stays right, then Check: the lab runs your choice.",
             answers: &["consumer-dedup", "unique-constraint"],
             correct: 0,
@@ -859,7 +861,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "new-key-per-retry",
+            scenario: ScenarioId::NewKeyPerRetry,
             prompt: "The app generated a new key for the retry. What does the API see?",
             answers: &[
                 "A repeat of K1, so it replays.",
@@ -871,7 +873,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "status-transition",
+            scenario: ScenarioId::StatusTransition,
             prompt: "The retried `POST /orders/42/pay` arrives; the order is PAID. What does `UPDATE … WHERE status = 'NEW'` do?",
             answers: &[
                 "Updates 0 rows; the handler sees this and skips the charge.",
@@ -1160,69 +1162,69 @@ pub static UI: Ui = Ui {
 };
 
 /// Scenario titles and one-line summaries, for the picker.
-pub static NAMES: [ScenarioName; 13] = [
+pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [
     ScenarioName {
-        id: "naive-post",
+        id: ScenarioId::NaivePost,
         title: "Naive POST: no key",
         summary: "No key: the app pays $100, the answer is lost, the app retries.",
     },
     ScenarioName {
-        id: "idempotency-key",
+        id: ScenarioId::IdempotencyKey,
         title: "Idempotency-Key: one key for every attempt",
         summary: "One key, K1, on every attempt; responses stored by key.",
     },
     ScenarioName {
-        id: "conditional-update",
+        id: ScenarioId::ConditionalUpdate,
         title: "Conditional update: compare-and-set on a version",
         summary: "A $20 debit that expects version 5.",
     },
     ScenarioName {
-        id: "counter-increment",
+        id: ScenarioId::CounterIncrement,
         title: "Counter increment: the likes trap",
         summary: "A like is `likes = likes + 1`.",
     },
     ScenarioName {
-        id: "concurrent-duplicates",
+        id: ScenarioId::ConcurrentDuplicates,
         title: "Concurrent duplicates: check-then-act",
         summary: "Two requests with one key reach two instances at once.",
     },
     ScenarioName {
-        id: "in-memory-store",
+        id: ScenarioId::InMemoryStore,
         title: "Keys in a HashMap",
         summary: "Each instance keeps its keys in its own memory.",
     },
     ScenarioName {
-        id: "key-reuse-different-body",
+        id: ScenarioId::KeyReuseDifferentBody,
         title: "Same key, different body",
         summary: "A buggy client reuses K1 for a $150 payment.",
     },
     ScenarioName {
-        id: "ttl-expiry",
+        id: ScenarioId::TtlExpiry,
         title: "TTL expiry: the retry comes back a day later",
         summary: "Keys live 24 hours; the retry comes 25 hours later.",
     },
     ScenarioName {
-        id: "crash-after-charge",
+        id: ScenarioId::CrashAfterCharge,
         title: "Crash between the charge and the key",
         summary: "The API crashes once, between two of its writes.",
     },
     ScenarioName {
-        id: "transaction-is-not-idempotency",
+        id: ScenarioId::TransactionIsNotIdempotency,
         title: "A transaction is not idempotency",
         summary: "A `@Transactional` handler; its answer is lost.",
     },
     ScenarioName {
-        id: "consumer-redelivery",
+        id: ScenarioId::ConsumerRedelivery,
         title: "Consumer redelivery",
         summary: "A Kafka consumer crashes before committing its offset.",
     },
     ScenarioName {
-        id: "new-key-per-retry",
+        id: ScenarioId::NewKeyPerRetry,
         title: "A new key on every retry",
         summary: "The client makes its key inside the retry loop.",
     },
     ScenarioName {
-        id: "status-transition",
+        id: ScenarioId::StatusTransition,
         title: "Status transition: a conditional UPDATE",
         summary: "Paying moves the order NEW → PAID, under a condition.",
     },

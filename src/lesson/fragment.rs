@@ -33,7 +33,7 @@
 
 use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
-use super::{lesson, Block, Kind, Lang, Lesson, Question};
+use super::{lesson, Block, Kind, Lang, Lesson, Question, ScenarioId};
 use crate::html::esc;
 use std::fmt::Write;
 
@@ -75,7 +75,7 @@ pub fn sections_path(lang: Lang) -> String {
 }
 
 /// The path of one scenario's fragment, `public/lesson/<lang>/<scenario>.html`.
-pub fn scenario_path(lang: Lang, scenario: &str) -> String {
+pub fn scenario_path(lang: Lang, scenario: ScenarioId) -> String {
     format!("public/lesson/{}/{scenario}.html", lang.code())
 }
 
@@ -104,8 +104,8 @@ pub fn files() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for lang in Lang::ALL {
         out.push((sections_path(lang), render_sections(lang)));
-        for s in lesson(lang).scenarios {
-            out.push((scenario_path(lang, s.id), render_scenario(lang, s.id)));
+        for id in ScenarioId::ALL {
+            out.push((scenario_path(lang, id), render_scenario(lang, id)));
         }
         out.push((explore_path(lang), explore_text(lang)));
     }
@@ -131,10 +131,10 @@ pub fn explore_text(lang: Lang) -> String {
         let _ = writeln!(out, "{k}={v}");
     }
     for t in Toggle::ALL {
-        let _ = writeln!(out, "t.{}={}", t.id(), toggle_label(l.ui, t, ""));
-        for id in super::SCENARIO_IDS {
-            let named = toggle_label(l.ui, t, id);
-            if named != toggle_label(l.ui, t, "") {
+        let _ = writeln!(out, "t.{}={}", t.id(), toggle_label(l.ui, t, None));
+        for id in ScenarioId::ALL {
+            let named = toggle_label(l.ui, t, Some(id));
+            if named != toggle_label(l.ui, t, None) {
                 let _ = writeln!(out, "t.{}.{id}={named}", t.id());
             }
         }
@@ -205,19 +205,19 @@ pub fn render_sections(lang: Lang) -> String {
 }
 
 /// One scenario of `lang`: parts `ex`, `code` and `q`.
-pub fn render_scenario(lang: Lang, id: &str) -> String {
+pub fn render_scenario(lang: Lang, id: ScenarioId) -> String {
     let l = lesson(lang);
     let mut out = String::new();
-    if let Some(s) = l.scenario(id) {
-        part(&mut out, "ex");
-        blocks(&mut out, l, s.explain);
-        part(&mut out, "code");
-        for line in s.code {
-            out.push_str(&text(line));
-            out.push('\n');
-        }
+    let s = l.scenario(id);
+    part(&mut out, "ex");
+    blocks(&mut out, l, s.explain);
+    part(&mut out, "code");
+    for line in s.code {
+        out.push_str(&text(line));
+        out.push('\n');
     }
-    if let Some(q) = l.question(id) {
+    {
+        let q = l.question(id);
         part(&mut out, "q");
         let _ = writeln!(out, "{}", prose(q.prompt));
         if q.kind == Kind::FixIt {

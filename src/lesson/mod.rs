@@ -29,6 +29,8 @@ mod en;
 pub mod fragment;
 mod ru;
 
+pub use idem_sim::ScenarioId;
+
 /// A language of the page.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Lang {
@@ -83,13 +85,16 @@ pub struct Lesson {
     pub page: PageText,
     /// The Explore panel's results, which only the explorer's worker shows.
     pub explore: Explore,
-    /// Scenario titles and summaries, in [`SCENARIO_IDS`] order (also through [`names`]).
-    pub names: &'static [ScenarioName],
-    /// One entry per scenario, in [`SCENARIO_IDS`] order.
-    pub scenarios: &'static [ScenarioText],
-    /// One question per scenario, in [`SCENARIO_IDS`] order: [`Kind::Predict`]
+    /// Scenario titles and summaries, in [`ScenarioId::ALL`] order (also through
+    /// [`names`]). Each table here has one entry per scenario of the catalogue, so a
+    /// scenario without its text does not compile; `tables_follow_the_catalogue`
+    /// checks each entry's id.
+    pub names: &'static [ScenarioName; ScenarioId::COUNT],
+    /// One entry per scenario, in [`ScenarioId::ALL`] order.
+    pub scenarios: &'static [ScenarioText; ScenarioId::COUNT],
+    /// One question per scenario, in [`ScenarioId::ALL`] order: [`Kind::Predict`]
     /// (asked at the decisive step) or [`Kind::FixIt`] (asked at the end of the run).
-    pub questions: &'static [Question],
+    pub questions: &'static [Question; ScenarioId::COUNT],
     /// The heading of a question of each [`Kind`], in [`Kind::ALL`] order.
     pub kinds: [&'static str; 4],
 }
@@ -99,16 +104,16 @@ impl Lesson {
         self.sections.iter().find(|s| s.id == id)
     }
 
-    pub fn name(&self, id: &str) -> Option<&'static ScenarioName> {
-        self.names.iter().find(|s| s.id == id)
+    pub fn name(&self, id: ScenarioId) -> &'static ScenarioName {
+        &self.names[id.index()]
     }
 
-    pub fn scenario(&self, id: &str) -> Option<&'static ScenarioText> {
-        self.scenarios.iter().find(|s| s.id == id)
+    pub fn scenario(&self, id: ScenarioId) -> &'static ScenarioText {
+        &self.scenarios[id.index()]
     }
 
-    pub fn question(&self, scenario: &str) -> Option<&'static Question> {
-        self.questions.iter().find(|q| q.scenario == scenario)
+    pub fn question(&self, id: ScenarioId) -> &'static Question {
+        &self.questions[id.index()]
     }
 }
 
@@ -137,10 +142,9 @@ pub enum Block {
     },
     /// A highlighted aside.
     Note(&'static str),
-    /// A button that opens scenario `scenario` (one of [`SCENARIO_IDS`]) at its
-    /// decisive step.
+    /// A button that opens scenario `scenario` at its decisive step.
     ScenarioLink {
-        scenario: &'static str,
+        scenario: ScenarioId,
         label: &'static str,
     },
     /// The ADR cost calculator (see [`calc`]); its labels are in [`Ui`].
@@ -155,8 +159,7 @@ pub enum Block {
 /// A scenario's title and one-line summary, for the picker.
 #[derive(Clone, Copy, Debug)]
 pub struct ScenarioName {
-    /// One of [`SCENARIO_IDS`].
-    pub id: &'static str,
+    pub id: ScenarioId,
     pub title: &'static str,
     /// One line, for the picker and for link previews.
     pub summary: &'static str,
@@ -165,8 +168,7 @@ pub struct ScenarioName {
 /// The text of one scenario of the lab.
 #[derive(Debug)]
 pub struct ScenarioText {
-    /// One of [`SCENARIO_IDS`].
-    pub id: &'static str,
+    pub id: ScenarioId,
     /// Shown beside the running simulation.
     pub explain: &'static [Block],
     /// The handler's code, one line per entry, in execution order. Line indices are
@@ -210,8 +212,8 @@ impl Kind {
 #[derive(PartialEq, Eq, Debug)]
 pub struct Question {
     pub kind: Kind,
-    /// The scenario it belongs to: one of [`SCENARIO_IDS`].
-    pub scenario: &'static str,
+    /// The scenario it belongs to.
+    pub scenario: ScenarioId,
     pub prompt: &'static str,
     /// Three or four answers. For [`Kind::FixIt`]: the toggle ids of the smallest
     /// set (the page computes it; a test checks that the core agrees, so the
@@ -241,32 +243,6 @@ pub const SECTION_IDS: [&str; 13] = [
     "interview",
 ];
 
-/// Scenario ids, in picker order. The first [`SEED_SCENARIOS`] are "the four
-/// scenarios"; the rest are "pitfalls".
-pub const SCENARIO_IDS: [&str; 13] = [
-    "naive-post",
-    "idempotency-key",
-    "conditional-update",
-    "counter-increment",
-    "concurrent-duplicates",
-    "in-memory-store",
-    "key-reuse-different-body",
-    "ttl-expiry",
-    "crash-after-charge",
-    "transaction-is-not-idempotency",
-    "consumer-redelivery",
-    "new-key-per-retry",
-    "status-transition",
-];
-
-/// How many of [`SCENARIO_IDS`] belong to the group "The four scenarios".
-pub const SEED_SCENARIOS: usize = 4;
-
-/// True for scenarios in the "Pitfalls" group of the picker.
-pub fn is_pitfall(id: &str) -> bool {
-    SCENARIO_IDS[SEED_SCENARIOS..].contains(&id)
-}
-
 /// The labels of the interactive page in `lang`. The page reads its text only
 /// through this and [`names`].
 ///
@@ -280,9 +256,14 @@ pub fn ui(lang: Lang) -> &'static Ui {
     &labels(lang).ui
 }
 
-/// Scenario titles and summaries in `lang`, in [`SCENARIO_IDS`] order.
+/// Scenario titles and summaries in `lang`, in [`ScenarioId::ALL`] order.
 pub fn names(lang: Lang) -> &'static [ScenarioName] {
     &labels(lang).names
+}
+
+/// The title and summary of scenario `id` in `lang`.
+pub fn name(lang: Lang, id: ScenarioId) -> &'static ScenarioName {
+    &names(lang)[id.index()]
 }
 
 /// The labels of one language: [`Ui`] and the scenarios' [`ScenarioName`]s.
@@ -372,14 +353,14 @@ const LABELS_END: &str = "end";
 pub fn parse_labels(text: &'static str) -> Option<Labels> {
     let lines: Vec<&'static str> = text.split('\n').collect();
     let (fields, rest) = lines.split_at_checked(Ui::COUNT)?;
-    let (names, end) = rest.split_at_checked(2 * SCENARIO_IDS.len())?;
+    let (names, end) = rest.split_at_checked(2 * ScenarioId::COUNT)?;
     if end != [LABELS_END] {
         return None;
     }
     Some(Labels {
         ui: Ui::from_fields(fields)?,
-        names: SCENARIO_IDS
-            .iter()
+        names: ScenarioId::ALL
+            .into_iter()
             .zip(names.chunks_exact(2))
             .map(|(id, n)| ScenarioName {
                 id,

@@ -2,6 +2,8 @@
 
 use super::Block::{Calculator, Code, List, Note, Quiz, ScenarioLink, Table, P};
 use super::Kind::{FixIt, Numbers, Predict, Transfer};
+use idem_sim::ScenarioId;
+
 use super::{Explore, Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section, Ui};
 
 pub static LESSON: Lesson = Lesson {
@@ -40,7 +42,7 @@ pub static LESSON: Lesson = Lesson {
                 P("Защита от двойной обработки обходится без координации: не нужны ни распределённые блокировки, ни двухфазный коммит. Повторы отсеивает сам сервис, у себя, по ключу или по версии."),
                 Note("Идемпотентность — из той же категории, что проверка входных данных: обязательный минимум, а не оптимизация. У каждого эндпоинта, который меняет состояние, должен быть ответ на вопрос «а если это придёт дважды?»"),
                 ScenarioLink {
-                    scenario: "naive-post",
+                    scenario: ScenarioId::NaivePost,
                     label: "Посмотреть, как потерянный ответ превращается в двойное списание",
                 },
             ],
@@ -81,7 +83,7 @@ pub static LESSON: Lesson = Lesson {
                     "**Абсолютная запись вместо дельты**: `PUT` всего ресурса или `SET status = 'PAID'` повторяются безопасно, а `SET likes = likes + 1` — нет.",
                 ]),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "Обе версии счётчика лайков",
                 },
             ],
@@ -112,22 +114,22 @@ pub static LESSON: Lesson = Lesson {
                 P("Один сбой, четыре варианта защиты. Прежде чем запускать сценарий, решите, что сделает повтор."),
                 P("**1. Наивный POST.** Ни ключа, ни версии: клиент отправляет `POST /charges` на $100, API списывает деньги через процессинг и пишет строку в журнал. Отправная точка — система без всякой защиты."),
                 ScenarioLink {
-                    scenario: "naive-post",
+                    scenario: ScenarioId::NaivePost,
                     label: "Запустить наивный POST",
                 },
                 P("**2. Idempotency-Key.** Перед первой попыткой клиент создаёт UUID — K1 — и отправляет его с каждой попыткой. API хранит в Redis соответствие K1 → ответ."),
                 ScenarioLink {
-                    scenario: "idempotency-key",
+                    scenario: ScenarioId::IdempotencyKey,
                     label: "Запустить POST с ключом",
                 },
                 P("**3. Условное обновление.** Клиент прочитал счёт на версии 5 и отправляет списание $20 с `expected_version: 5`; `UPDATE` в API срабатывает только `WHERE version = 5`. Ключа нет."),
                 ScenarioLink {
-                    scenario: "conditional-update",
+                    scenario: ScenarioId::ConditionalUpdate,
                     label: "Запустить списание с compare-and-set",
                 },
                 P("**4. Инкремент счётчика.** Лайк — это `UPDATE posts SET likes = likes + 1`; переключатель сначала записывает `op_id` запроса под уникальным индексом."),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "Запустить счётчик лайков",
                 },
                 Note("В решающий момент каждый сценарий останавливается и спрашивает, что будет дальше; разбор откроется после ответа. Потом переключайте защиту, теряйте ещё один ack, пускайте два повтора наперегонки — и смотрите, что ломается."),
@@ -189,7 +191,7 @@ pub static LESSON: Lesson = Lesson {
                 P("**Когда срок истёк, исход всё ещё неизвестен.** Приложение не должно говорить, что платёж не прошёл: он мог пройти. Оно сообщает, что проверяет платёж, и узнаёт ответ у сервера (список платежей, запрос статуса), а не отправляет платёж ещё раз."),
                 Note("Срок повторов должен быть намного короче TTL ключа. Повтор, пришедший после того, как ключ истёк, — новый платёж: сервер уже забыл первый."),
                 ScenarioLink {
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     label: "Повторить после истечения ключа",
                 },
             ],
@@ -215,7 +217,7 @@ pub static LESSON: Lesson = Lesson {
                     ],
                 },
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Уронить API между списанием и коммитом",
                 },
             ],
@@ -255,48 +257,48 @@ pub static LESSON: Lesson = Lesson {
             blocks: &[
                 P("**Дедупликация без уникального индекса.** Многие думают, что `ON CONFLICT DO NOTHING` или `INSERT IGNORE` в MySQL отсеивают дубли сами по себе. Нет: оба пропускают лишь строки, нарушающие уникальное ограничение, а без него конфликтов нет и каждый дубль вставляется."),
                 ScenarioLink {
-                    scenario: "counter-increment",
+                    scenario: ScenarioId::CounterIncrement,
                     label: "Убрать уникальный индекс и получить 102 лайка",
                 },
                 P("**Дельта вместо значения.** `UPDATE x SET cnt = cnt + 1` принципиально не идемпотентен: каждая доставка прибавляет ещё единицу. Лечится так: сначала вставить `op_id` и увеличивать счётчик, только если вставка прошла."),
                 P("**Сначала проверить, потом сделать.** `SELECT` ключа и вставка, если его нет: два параллельных запроса оба промахиваются и оба идут дальше. Второй остановит только уникальное ограничение в самой базе."),
                 ScenarioLink {
-                    scenario: "concurrent-duplicates",
+                    scenario: ScenarioId::ConcurrentDuplicates,
                     label: "Два запроса, один ключ, два списания",
                 },
                 P("**Ключи в HashMap внутри сервиса.** Другой экземпляр их не видит, рестарт стирает их все, а обычный `HashMap` ещё и не потокобезопасен."),
                 ScenarioLink {
-                    scenario: "in-memory-store",
+                    scenario: ScenarioId::InMemoryStore,
                     label: "Повтор попадает на другой экземпляр",
                 },
                 P("**Транзакцию принимают за идемпотентность.** `@Transactional` откатывает попытку, которая бросила исключение, — по умолчанию только непроверяемое; проверяемое закоммитится, если его не назвать в `rollbackFor`. А успешную попытку, пришедшую второй раз, он просто выполнит заново."),
                 ScenarioLink {
-                    scenario: "transaction-is-not-idempotency",
+                    scenario: ScenarioId::TransactionIsNotIdempotency,
                     label: "Повторить закоммиченную транзакцию",
                 },
                 P("**Ключ запоминают после эффекта, а не вместе с ним.** Списали, закоммитили, потом записали ключ в Redis: падение посередине оставит списание, которого не помнит ни один ключ; падение между списанием в процессинге и коммитом — тоже, если ключ не ушёл в процессинг."),
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Уронить API между двумя записями",
                 },
                 P("**Новый ключ на каждый повтор.** Ключ обозначает операцию, а не попытку; свежий UUID на каждую попытку выключает дедупликацию."),
                 ScenarioLink {
-                    scenario: "new-key-per-retry",
+                    scenario: ScenarioId::NewKeyPerRetry,
                     label: "Повторить со свежим ключом",
                 },
                 P("**Ключ без учёта тела.** Отдать сохранённый ответ на другой запрос — ошибка, которую никто не заметит."),
                 ScenarioLink {
-                    scenario: "key-reuse-different-body",
+                    scenario: ScenarioId::KeyReuseDifferentBody,
                     label: "Использовать ключ для другой суммы",
                 },
                 P("**TTL короче повторов.** Повтор, пришедший после истечения ключа, — это новый платёж."),
                 ScenarioLink {
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     label: "Повторить через 25 часов",
                 },
                 P("**Консьюмер без дедупликации.** Повторно доставленное сообщение применяет свой эффект ещё раз."),
                 ScenarioLink {
-                    scenario: "consumer-redelivery",
+                    scenario: ScenarioId::ConsumerRedelivery,
                     label: "Доставить сообщение повторно",
                 },
                 P("**Побочный эффект вне базы.** Обработчик, который по ходу запроса отправляет письмо или вызывает вебхук, сделает это снова при каждом повторе, а письмо никаким откатом не вернуть. Запишите сообщение в таблицу outbox в той же транзакции, что и эффект (transactional outbox); ретранслятор отправит его потом, хотя бы один раз, с идентификатором операции, чтобы получатель отбросил повтор."),
@@ -327,7 +329,7 @@ pub static LESSON: Lesson = Lesson {
                 P("Exactly-once semantics в Kafka — та же идея внутри Kafka: идемпотентный продюсер убирает дубли своих повторов, транзакции делают read-process-write атомарным. Как только эффект выходит за пределы Kafka — строка в базе, письмо, списание с карты, — снова нужен идемпотентный консьюмер."),
                 Note("Exactly-once без идемпотентного консьюмера — фикция, сколько бы гарантий ни обещала инфраструктура."),
                 ScenarioLink {
-                    scenario: "consumer-redelivery",
+                    scenario: ScenarioId::ConsumerRedelivery,
                     label: "Уронить консьюмер до коммита офсета",
                 },
             ],
@@ -347,11 +349,11 @@ pub static LESSON: Lesson = Lesson {
                     "**Срок жизни.** Держите ключи столько, сколько клиент ещё может повторять: сутки или неделю.",
                 ]),
                 ScenarioLink {
-                    scenario: "status-transition",
+                    scenario: ScenarioId::StatusTransition,
                     label: "Естественная идемпотентность: смена статуса заказа",
                 },
                 ScenarioLink {
-                    scenario: "idempotency-key",
+                    scenario: ScenarioId::IdempotencyKey,
                     label: "Ключ идемпотентности в работе",
                 },
                 Note("Деталь, которая выделит ответ: в PostgreSQL вторая вставка того же ключа не падает сразу, а ждёт первую транзакцию. Чтобы ответить 409 сразу, захватывайте ключ отдельной короткой транзакцией (`processing` или `SET … NX` в Redis) с арендой на секунды и огороженным перехватом, как в ADR выше."),
@@ -421,7 +423,7 @@ pub static LESSON: Lesson = Lesson {
     names: &NAMES,
     scenarios: &[
         ScenarioText {
-            id: "naive-post",
+            id: ScenarioId::NaivePost,
             explain: &[
                 P("Приложение отправляет `POST /charges` на $100 без ключа идемпотентности. API списывает деньги с карты через процессинг, пишет строку в журнал и отвечает 201. По дороге обратно ответ теряется."),
                 P("У приложения срабатывает таймаут, и оно повторяет запрос. Для API это обычный новый запрос: ничто не выдаёт в нём повтор. API списывает ещё $100 и пишет в журнал вторую строку."),
@@ -439,14 +441,14 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "idempotency-key",
+            id: ScenarioId::IdempotencyKey,
             explain: &[
                 P("Перед первой попыткой приложение генерирует для этого платежа UUID v4 — K1 — и отправляет его в `Idempotency-Key` с каждой попыткой."),
                 P("API захватывает ключ одной атомарной командой `SET idem:u42:K1 '{processing}' NX PX 3000`: OK, ключа ещё не было, и захват — аренда на 3 секунды. Списывает $100, передав K1 процессингу, коммитит строку журнала и перезаписывает запись ответом: `SET idem:u42:K1 '{201, pay_1}' PX 86400000`, TTL 24 часа. Ответ приложению теряется."),
                 P("Приложение повторяет запрос с тем же K1. Теперь захват возвращает nil: ключ уже есть. `GET` отдаёт сохранённый 201 с `pay_1`, к процессингу API не обращается. Деньги списаны ровно один раз. (Если бы первый запрос ещё выполнялся, в записи было бы `processing`, и ответом был бы 409.)"),
                 Note("Здесь Redis пишется после коммита в Postgres, а включить Redis в транзакцию Postgres нельзя. Падение между двумя записями оставит списание без ключа. Надёжный вариант — строка ключа в Postgres, в той же транзакции, что и журнал."),
                 ScenarioLink {
-                    scenario: "crash-after-charge",
+                    scenario: ScenarioId::CrashAfterCharge,
                     label: "Падение между коммитом и записью в Redis",
                 },
             ],
@@ -463,7 +465,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "conditional-update",
+            id: ScenarioId::ConditionalUpdate,
             explain: &[
                 P("Приложение прочитало счёт: баланс 100, версия 5. Оно отправляет `POST /debit` с суммой 20 и `expected_version` 5."),
                 P("API выполняет `UPDATE accounts SET balance = balance - 20, version = version + 1 WHERE id = 1 AND version = 5`. Меняется одна строка: баланс 80, версия 6. Ответ теряется."),
@@ -485,7 +487,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "counter-increment",
+            id: ScenarioId::CounterIncrement,
             explain: &[
                 P("У поста 100 лайков. Наивный обработчик выполняет `UPDATE posts SET likes = likes + 1`. Ответ теряется, повтор выполняет то же самое: 100 → 101 → 102. Дельту нельзя безопасно повторять."),
                 P("Исправление: в той же транзакции сначала `INSERT INTO like_ops (op_id) VALUES ($1) ON CONFLICT DO NOTHING`. Вставилась строка — операция новая, увеличиваем счётчик. Ноль строк — её уже видели, пропускаем. Повтор ничего не вставит, и лайков останется 101."),
@@ -505,7 +507,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "concurrent-duplicates",
+            id: ScenarioId::ConcurrentDuplicates,
             explain: &[
                 P("Приложение повторяет запрос слишком рьяно, и два одинаковых запроса с ключом K1 одновременно приходят на два экземпляра API."),
                 P("Check-then-act: каждый экземпляр делает `SELECT` по K1, ничего не находит и идёт вставлять ключ и списывать деньги. Обе проверки происходят раньше любой вставки, поэтому обе промахиваются. С карты списывают дважды, хотя ключ был в каждом запросе."),
@@ -529,7 +531,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "in-memory-store",
+            id: ScenarioId::InMemoryStore,
             explain: &[
                 P("API хранит увиденные ключи в HashMap внутри процесса. Экземпляр A обрабатывает первый запрос, списывает $100 и запоминает K1 в своём словаре в памяти. Ответ теряется."),
                 P("Балансировщик работает по round-robin, и повтор попадает на экземпляр B. Словарь у B пустой, и B списывает ещё раз."),
@@ -548,7 +550,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "key-reuse-different-body",
+            id: ScenarioId::KeyReuseDifferentBody,
             explain: &[
                 P("Клиент с багом использует ключ K1 для другого платежа: сначала $100, потом $150."),
                 P("Без отпечатка API видит только ключ. Он находит K1 и отдаёт сохранённый ответ: 201, $100, `pay_1`. Клиент уверен, что оплачено $150. Ничего не падает — ответ просто молча неверен."),
@@ -570,7 +572,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "ttl-expiry",
+            id: ScenarioId::TtlExpiry,
             explain: &[
                 P("Первый запрос проходит, его ключ сохраняется с TTL 24 часа. Ответ теряется, а повтор застревает в офлайн-очереди приложения."),
                 P("Часы уходят на 25 часов вперёд. Приложение снова в сети и повторяет запрос с K1. Redis уже удалил ключ: `GET` возвращает nil, и API списывает второй раз."),
@@ -579,7 +581,7 @@ pub static LESSON: Lesson = Lesson {
                 Note("Stripe может удалять ключи, которым не меньше 24 часов, так что на более старый ключ полагаться нельзя: сначала проверьте, прошёл ли платёж."),
                 Quiz(&Question {
                     kind: Numbers,
-                    scenario: "ttl-expiry",
+                    scenario: ScenarioId::TtlExpiry,
                     prompt: "Stripe хранит ключи 24 часа, а некоторые API — 7 дней. Сколько памяти займёт TTL в 7 дней при 10 000 запросов в секунду и 100 байтах на ключ?",
                     answers: &["25,2 ГБ", "86,4 ГБ", "605 ГБ", "6,05 ТБ"],
                     correct: 2,
@@ -599,7 +601,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "crash-after-charge",
+            id: ScenarioId::CrashAfterCharge,
             explain: &[
                 P("Первое падение: строка журнала закоммичена, а API умирает до `SET idem:u42:K1`. Ключ живёт только в Redis, вне транзакции Postgres, и нигде не записано, что K1 уже обработан. Повтор промахивается и списывает снова."),
                 P("Второе падение: процессинг уже списал деньги, но API умирает до коммита. В нашем журнале пусто, и повтор опять списывает — если только ключ не ушёл в процессинг. Процессинг, который дедуплицирует по ключу, как Stripe, вернёт исходное списание вместо нового."),
@@ -621,7 +623,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "transaction-is-not-idempotency",
+            id: ScenarioId::TransactionIsNotIdempotency,
             explain: &[
                 P("Обработчик помечен `@Transactional`. Первый вызов успешен и коммитится. Ответ теряется."),
                 P("Повтор — это новый вызов метода и новая транзакция, о первой она ничего не знает. Она пишет ещё одну строку в журнал и снова списывает деньги."),
@@ -640,7 +642,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "consumer-redelivery",
+            id: ScenarioId::ConsumerRedelivery,
             explain: &[
                 P("Консьюмер читает из Kafka сообщение evt_1 — «списать 100 со счёта 1», — применяет его к базе и падает, не успев закоммитить офсет."),
                 P("После рестарта Kafka доставляет evt_1 ещё раз: для брокера оно не обработано. Без дедупликации консьюмер списывает второй раз."),
@@ -659,14 +661,14 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "new-key-per-retry",
+            id: ScenarioId::NewKeyPerRetry,
             explain: &[
                 P("Ключ должен обозначать операцию, а не попытку. Этот клиент генерирует новый UUID внутри цикла повторов."),
                 P("Первая попытка с ключом K1 проходит, ответ теряется. Повтор приходит с K2. API ищет K2, промахивается и списывает снова. Дедупликация есть, но ни разу не срабатывает."),
                 P("Создавайте ключ один раз — когда пользователь нажал «Оплатить», — сохраняйте его вместе с незавершённым платежом и используйте в каждом повторе, даже после перезапуска приложения."),
                 Quiz(&Question {
                     kind: Transfer,
-                    scenario: "new-key-per-retry",
+                    scenario: ScenarioId::NewKeyPerRetry,
                     prompt: "Клиент отправляет платёж с ключом идемпотентности. После каких ответов ему стоит повторить запрос с тем же ключом?",
                     answers: &[
                         "Только после 5xx.",
@@ -693,7 +695,7 @@ pub static LESSON: Lesson = Lesson {
             ],
         },
         ScenarioText {
-            id: "status-transition",
+            id: ScenarioId::StatusTransition,
             explain: &[
                 P("Заказ 42 в статусе NEW. Обработчик переводит его в PAID с условием: `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'`. Меняется одна строка — обработчик списывает деньги и коммитит. Ответ теряется."),
                 P("Повтор выполняет тот же запрос. Заказ уже PAID, меняется 0 строк. Обработчик проверяет число строк, пропускает списание и отвечает текущим статусом заказа."),
@@ -701,7 +703,7 @@ pub static LESSON: Lesson = Lesson {
                 Note("Смену статуса и списание всё равно нужно держать вместе. Если списание может пройти без коммита, передавайте id заказа в процессинг как ключ идемпотентности."),
                 Quiz(&Question {
                     kind: Transfer,
-                    scenario: "status-transition",
+                    scenario: ScenarioId::StatusTransition,
                     prompt: "Какой из этих обработчиков идемпотентен в том виде, как написан?",
                     answers: &[
                         "`PUT /users/42`, который заменяет профиль и шлёт письмо «ваш профиль изменён».",
@@ -730,7 +732,7 @@ pub static LESSON: Lesson = Lesson {
     questions: &[
         Question {
             kind: Predict,
-            scenario: "naive-post",
+            scenario: ScenarioId::NaivePost,
             prompt: "Повтор `POST /charges` дошёл до API. Первое списание прошло. Что произойдёт?",
             answers: &[
                 "API распознает повтор и вернёт первый ответ.",
@@ -743,7 +745,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "idempotency-key",
+            scenario: ScenarioId::IdempotencyKey,
             prompt: "Повтор с `Idempotency-Key: K1` дошёл до API. Что он сделает?",
             answers: &[
                 "Спишет ещё раз и перезапишет запись в Redis.",
@@ -756,7 +758,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "conditional-update",
+            scenario: ScenarioId::ConditionalUpdate,
             prompt: "Повтор списания приходит с `expected_version = 5`, а счёт уже на версии 6. Что сделает `UPDATE`?",
             answers: &[
                 "Спишет ещё раз: баланс упадёт до 60.",
@@ -769,7 +771,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "counter-increment",
+            scenario: ScenarioId::CounterIncrement,
             prompt: "Обработчик сначала вставляет `op_7f3a` в `like_ops`, уникальный индекс на месте. Приходит повтор с `op_7f3a`, лайков 101. Что дальше?",
             answers: &[
                 "Вставка даёт 0 строк, инкремент пропущен: лайков по-прежнему 101.",
@@ -781,7 +783,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "concurrent-duplicates",
+            scenario: ScenarioId::ConcurrentDuplicates,
             prompt: "Check-then-act без уникального ограничения. Два запроса с K1 выполняют `SELECT` в один и тот же момент. Что произойдёт?",
             answers: &[
                 "Второй дождётся первого и получит сохранённый ответ.",
@@ -794,7 +796,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "in-memory-store",
+            scenario: ScenarioId::InMemoryStore,
             prompt: "Повтор попал на экземпляр B. K1 лежит в HashMap экземпляра A. Что произойдёт?",
             answers: &[
                 "B спросит у A и вернёт его ответ.",
@@ -806,7 +808,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "key-reuse-different-body",
+            scenario: ScenarioId::KeyReuseDifferentBody,
             prompt: "Отпечатка нет. Тот же K1 приходит с суммой 150. Что получит клиент?",
             answers: &[
                 "Новое списание на $150.",
@@ -819,7 +821,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "ttl-expiry",
+            scenario: ScenarioId::TtlExpiry,
             prompt: "Повтор с K1 приходит через 25 часов, TTL — 24 часа. Что произойдёт?",
             answers: &[
                 "Вернётся сохранённый ответ.",
@@ -831,7 +833,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: FixIt,
-            scenario: "crash-after-charge",
+            scenario: ScenarioId::CrashAfterCharge,
             prompt: "API упал после коммита и до `SET idem:u42:K1`, и повтор списал деньги снова. Включите в «Защите» наименьший набор, при котором держатся все инварианты, и нажмите «Проверить»: лаборатория прогонит ваш выбор.",
             answers: &["same-transaction"],
             correct: 0,
@@ -839,7 +841,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "transaction-is-not-idempotency",
+            scenario: ScenarioId::TransactionIsNotIdempotency,
             prompt: "Первый вызов под `@Transactional` закоммичен. Приходит повтор. Что произойдёт?",
             answers: &[
                 "Транзакция распознает повтор и откатится.",
@@ -852,7 +854,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: FixIt,
-            scenario: "consumer-redelivery",
+            scenario: ScenarioId::ConsumerRedelivery,
             prompt: "Консьюмер применил списание, упал, не закоммитив офсет, и повторно доставленное сообщение списало деньги ещё раз. Включите в «Защите» наименьший набор, при котором баланс останется верным, и нажмите «Проверить»: лаборатория прогонит ваш выбор.",
             answers: &["consumer-dedup", "unique-constraint"],
             correct: 0,
@@ -860,7 +862,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "new-key-per-retry",
+            scenario: ScenarioId::NewKeyPerRetry,
             prompt: "Приложение сгенерировало для повтора новый ключ. Что увидит API?",
             answers: &[
                 "Повтор K1 — и вернёт сохранённый ответ.",
@@ -872,7 +874,7 @@ pub static LESSON: Lesson = Lesson {
         },
         Question {
             kind: Predict,
-            scenario: "status-transition",
+            scenario: ScenarioId::StatusTransition,
             prompt: "Приходит повтор `POST /orders/42/pay`, заказ уже PAID. Что сделает `UPDATE … WHERE status = 'NEW'`?",
             answers: &[
                 "Обновит 0 строк; обработчик это увидит и пропустит списание.",
@@ -1161,69 +1163,69 @@ pub static UI: Ui = Ui {
 };
 
 /// Scenario titles and one-line summaries, for the picker.
-pub static NAMES: [ScenarioName; 13] = [
+pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [
     ScenarioName {
-        id: "naive-post",
+        id: ScenarioId::NaivePost,
         title: "Наивный POST: без ключа",
         summary: "Ключа нет: приложение платит $100, ответ теряется, приложение повторяет запрос.",
     },
     ScenarioName {
-        id: "idempotency-key",
+        id: ScenarioId::IdempotencyKey,
         title: "Idempotency-Key: один ключ на все попытки",
         summary: "Один ключ K1 во всех попытках; ответы хранятся по ключу.",
     },
     ScenarioName {
-        id: "conditional-update",
+        id: ScenarioId::ConditionalUpdate,
         title: "Условное обновление: compare-and-set по версии",
         summary: "Списание $20, которое ждёт версию 5.",
     },
     ScenarioName {
-        id: "counter-increment",
+        id: ScenarioId::CounterIncrement,
         title: "Инкремент счётчика: ловушка с лайками",
         summary: "Лайк — это `likes = likes + 1`.",
     },
     ScenarioName {
-        id: "concurrent-duplicates",
+        id: ScenarioId::ConcurrentDuplicates,
         title: "Параллельные дубли: check-then-act",
         summary: "Два запроса с одним ключом одновременно приходят на два экземпляра.",
     },
     ScenarioName {
-        id: "in-memory-store",
+        id: ScenarioId::InMemoryStore,
         title: "Ключи в HashMap",
         summary: "Каждый экземпляр хранит ключи в своей памяти.",
     },
     ScenarioName {
-        id: "key-reuse-different-body",
+        id: ScenarioId::KeyReuseDifferentBody,
         title: "Тот же ключ, другое тело",
         summary: "Клиент с багом повторно использует K1 для платежа на $150.",
     },
     ScenarioName {
-        id: "ttl-expiry",
+        id: ScenarioId::TtlExpiry,
         title: "Истёк TTL: повтор вернулся через сутки",
         summary: "Ключи живут 24 часа; повтор приходит через 25.",
     },
     ScenarioName {
-        id: "crash-after-charge",
+        id: ScenarioId::CrashAfterCharge,
         title: "Падение между списанием и ключом",
         summary: "API один раз падает между двумя своими записями.",
     },
     ScenarioName {
-        id: "transaction-is-not-idempotency",
+        id: ScenarioId::TransactionIsNotIdempotency,
         title: "Транзакция — не идемпотентность",
         summary: "Обработчик под `@Transactional`; его ответ теряется.",
     },
     ScenarioName {
-        id: "consumer-redelivery",
+        id: ScenarioId::ConsumerRedelivery,
         title: "Повторная доставка консьюмеру",
         summary: "Консьюмер Kafka падает, не закоммитив офсет.",
     },
     ScenarioName {
-        id: "new-key-per-retry",
+        id: ScenarioId::NewKeyPerRetry,
         title: "Новый ключ на каждый повтор",
         summary: "Клиент создаёт ключ внутри цикла повторов.",
     },
     ScenarioName {
-        id: "status-transition",
+        id: ScenarioId::StatusTransition,
         title: "Переход статуса: UPDATE с условием",
         summary: "Оплата переводит заказ NEW → PAID с условием.",
     },

@@ -2,6 +2,7 @@
 
 use super::Kind as QKind;
 use super::*;
+use idem_sim::scenario::Group;
 
 /// Russian strings that are deliberately the same as in English: product names,
 /// protocol names and pane titles that are names of software.
@@ -60,7 +61,7 @@ fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
     }
     for sc in lesson.scenarios {
         let p = format!("scenario {}", sc.id);
-        out.push((p.clone(), Kind::Id, sc.id));
+        out.push((p.clone(), Kind::Id, sc.id.as_str()));
         walk_blocks(&p, sc.explain, &mut out);
         for (i, line) in sc.code.iter().enumerate() {
             out.push((format!("{p} code[{i}]"), Kind::Code, line));
@@ -77,7 +78,7 @@ fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
 
 fn walk_question(q: &'static Question, out: &mut Vec<(String, Kind, &'static str)>) {
     let p = format!("question {} {:?}", q.scenario, q.kind);
-    out.push((p.clone(), Kind::Id, q.scenario));
+    out.push((p.clone(), Kind::Id, q.scenario.as_str()));
     out.push((format!("{p} prompt"), Kind::Prose, q.prompt));
     // A fix-it question's answers are toggle ids.
     let answers = if q.kind == QKind::FixIt {
@@ -126,7 +127,7 @@ fn walk_blocks(path: &str, blocks: &'static [Block], out: &mut Vec<(String, Kind
                 }
             }
             Block::ScenarioLink { scenario, label } => {
-                out.push((format!("{p} scenario"), Kind::Id, scenario));
+                out.push((format!("{p} scenario"), Kind::Id, scenario.as_str()));
                 out.push((format!("{p} label"), Kind::Prose, label));
             }
             Block::Calculator => {}
@@ -218,13 +219,23 @@ fn ids_are_the_declared_ones() {
         let l = lesson(lang);
         let sections: Vec<_> = l.sections.iter().map(|s| s.id).collect();
         assert_eq!(sections, SECTION_IDS, "{lang:?} sections");
-        let scenarios: Vec<_> = l.scenarios.iter().map(|s| s.id).collect();
-        assert_eq!(scenarios, SCENARIO_IDS, "{lang:?} scenarios");
-        let questions: Vec<_> = l.questions.iter().map(|q| q.scenario).collect();
-        assert_eq!(questions, SCENARIO_IDS, "{lang:?} questions");
     }
-    assert!(!is_pitfall("naive-post"));
-    assert!(is_pitfall("status-transition"));
+}
+
+/// Every scenario's text is reached from the catalogue: each language's tables
+/// have one entry per [`ScenarioId`] (else they do not compile), each at its
+/// scenario's place, and the labels a page carries name them in that order.
+#[test]
+fn tables_follow_the_catalogue() {
+    for lang in Lang::ALL {
+        let l = lesson(lang);
+        for id in ScenarioId::ALL {
+            assert_eq!(l.name(id).id, id, "{lang:?} names");
+            assert_eq!(l.scenario(id).id, id, "{lang:?} scenarios");
+            assert_eq!(l.question(id).scenario, id, "{lang:?} questions");
+            assert_eq!(name(lang, id).id, id, "{lang:?} labels");
+        }
+    }
 }
 
 #[test]
@@ -307,11 +318,10 @@ fn links_and_questions_point_to_scenarios() {
         let l = lesson(lang);
         for (path, _, s) in walk(l) {
             if path.ends_with(" scenario") {
-                assert!(SCENARIO_IDS.contains(&s), "{lang:?} {path}: {s:?}");
+                assert!(ScenarioId::parse(s).is_some(), "{lang:?} {path}: {s:?}");
             }
         }
         for q in l.questions {
-            assert!(SCENARIO_IDS.contains(&q.scenario));
             assert!(
                 matches!(q.kind, QKind::Predict | QKind::FixIt),
                 "{}",
@@ -338,27 +348,27 @@ fn every_pitfall_is_linked_from_the_anti_patterns() {
     for lang in Lang::ALL {
         // The interview's pitfalls and the anti-patterns are one list.
         let anti = lesson(lang).section("anti-patterns").unwrap();
-        for id in &SCENARIO_IDS[SEED_SCENARIOS..] {
-            if *id == "status-transition" {
+        for id in ScenarioId::of(Group::Pitfall) {
+            if id == ScenarioId::StatusTransition {
                 // Not a pitfall to avoid but a technique: the interview links it.
                 let interview = lesson(lang).section("interview").unwrap().blocks;
                 assert!(interview
                     .iter()
-                    .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if scenario == id)));
+                    .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if *scenario == id)));
                 continue;
             }
             let linked = anti
                 .blocks
                 .iter()
-                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if scenario == id));
+                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if *scenario == id));
             assert!(linked, "{lang:?}: pitfall {id} is not linked");
         }
         let scenarios = lesson(lang).section("scenarios").unwrap();
-        for id in &SCENARIO_IDS[..SEED_SCENARIOS] {
+        for id in ScenarioId::of(Group::Seed) {
             let linked = scenarios
                 .blocks
                 .iter()
-                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if scenario == id));
+                .any(|b| matches!(b, Block::ScenarioLink { scenario, .. } if *scenario == id));
             assert!(linked, "{lang:?}: scenario {id} is not linked");
         }
         let adr = lesson(lang).section("adr").unwrap();
@@ -647,10 +657,10 @@ fn code_line_map_matches_the_code() {
             ],
         ),
     ];
-    assert_eq!(checks.len(), SCENARIO_IDS.len());
+    assert_eq!(checks.len(), ScenarioId::COUNT);
     for lang in Lang::ALL {
         for (id, len, lines) in checks {
-            let sc = lesson(lang).scenario(id).unwrap();
+            let sc = lesson(lang).scenario(ScenarioId::parse(id).unwrap());
             assert_eq!(sc.code.len(), *len, "{lang:?} {id}: number of code lines");
             for (i, token) in *lines {
                 assert!(
@@ -669,7 +679,8 @@ fn code_line_map_matches_the_code() {
 fn fragments_are_fresh() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut stale = Vec::new();
-    for (rel, want) in fragment::files() {
+    let catalogue = (CATALOGUE_FILE.to_string(), catalogue_json());
+    for (rel, want) in fragment::files().into_iter().chain([catalogue]) {
         let path = root.join(&rel);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -678,6 +689,24 @@ fn fragments_are_fresh() {
         }
     }
     assert!(stale.is_empty(), "rewritten, commit them: {stale:?}");
+}
+
+/// The scenario catalogue for the e2e suite (`e2e/catalogue.mjs` reads it): every
+/// scenario's id and group, in the picker's order. Kept fresh by `fragments_are_fresh`.
+const CATALOGUE_FILE: &str = "e2e/scenarios.json";
+
+fn catalogue_json() -> String {
+    let rows: Vec<String> = ScenarioId::ALL
+        .into_iter()
+        .map(|id| {
+            let group = match id.group() {
+                Group::Seed => "seed",
+                Group::Pitfall => "pitfall",
+            };
+            format!("  {{ \"id\": \"{id}\", \"group\": \"{group}\" }}")
+        })
+        .collect();
+    format!("[\n{}\n]\n", rows.join(",\n"))
 }
 
 #[test]
@@ -727,11 +756,11 @@ fn fragment_parts_are_complete() {
         for id in SECTION_IDS {
             assert!(text.contains(&format!("<section class=\"prose\" id=\"{id}\"")));
         }
-        for id in SCENARIO_IDS {
+        for id in ScenarioId::ALL {
             let text = fragment::render_scenario(lang, id);
             let part = |name| fragment::part_of(&text, name).unwrap_or_default();
             let q: Vec<&str> = part("q").lines().collect();
-            let want = lesson(lang).question(id).unwrap();
+            let want = lesson(lang).question(id);
             if want.kind == QKind::FixIt {
                 let fix = format!("{}{}", fragment::FIX, want.answers.len());
                 assert_eq!((q[1], q.len()), (fix.as_str(), 3), "{lang:?} {id}");
@@ -739,7 +768,7 @@ fn fragment_parts_are_complete() {
                 assert_eq!(q[1], want.correct.to_string(), "{lang:?} {id}");
                 assert_eq!(q.len(), 3 + want.answers.len(), "{lang:?} {id}");
             }
-            let code = lesson(lang).scenario(id).unwrap().code.len();
+            let code = lesson(lang).scenario(id).code.len();
             assert_eq!(part("code").lines().count(), code, "{lang:?} {id}");
             assert!(part("ex").starts_with('<'), "{lang:?} {id}");
         }
@@ -781,19 +810,19 @@ fn every_kind_of_question_is_asked() {
 /// of the scenario's defences, for several seeds: the explanation cannot go stale.
 #[test]
 fn fix_it_answers_are_what_the_core_finds() {
-    use idem_sim::scenario::{self, Toggle};
+    use idem_sim::scenario::Toggle;
     for q in questions(lesson(Lang::En))
         .into_iter()
         .filter(|q| q.kind == QKind::FixIt)
     {
-        let s = scenario::by_id(q.scenario).unwrap();
+        let s = q.scenario.scenario();
         let stated: Vec<Toggle> = q
             .answers
             .iter()
             .map(|id| Toggle::from_id(id).unwrap())
             .collect();
         for seed in [1, 2, 7, 42] {
-            let v = crate::fixit::judge(&s, seed, &stated);
+            let v = crate::fixit::judge(s, seed, &stated);
             assert!(v.right(&stated), "{} seed {seed}: {v:?}", q.scenario);
             assert_eq!(
                 v.smallest,

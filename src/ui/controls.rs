@@ -11,10 +11,10 @@
 
 use super::state::Lab;
 use crate::html::Html;
-use crate::lesson::{names, Lang, PageText, Ui, SCENARIO_IDS, SEED_SCENARIOS};
+use crate::lesson::{name, Lang, PageText, Ui};
 use crate::narrate::{fill, node_name};
 use crate::params::{echo, speed_factor, speed_text, SPEEDS};
-use idem_sim::scenario::{Toggle, ToggleKind};
+use idem_sim::scenario::{Group, ScenarioId, Toggle, ToggleKind};
 use idem_sim::{Command, Millis, NodeId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -44,8 +44,8 @@ pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
 
 /// The lab's head for scenario `id`: its title, the picker and its one-line summary.
 /// Written anew with the scenario (the picker keeps the focus: see [`on_event`]).
-pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
-    let name = names(lang).iter().find(|n| n.id == id);
+pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> String {
+    let name = name(lang, id);
     let mut h = Html::new();
     h.open("div", &[("class", "lab__head")]);
     h.el(
@@ -55,7 +55,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
             ("data-testid", "scenario-title"),
             ("tabindex", "-1"),
         ],
-        name.map_or(id, |n| n.title),
+        name.title,
     );
     let mut out = h.finish();
     out.push_str(&picker(ui, lang, id));
@@ -63,11 +63,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
     // Sharing the state is no fault: it sits with the scenario, not under Faults.
     button(&mut h, "copy", "btn-copy-link", "", ui.copy_link);
     h.close("div");
-    h.el(
-        "p",
-        &[("class", "summary-line")],
-        name.map_or("", |n| n.summary),
-    );
+    h.el("p", &[("class", "summary-line")], name.summary);
     // Where the verdict of a question is announced to screen readers (see ui::lesson).
     h.el(
         "p",
@@ -83,7 +79,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: &str) -> String {
 }
 
 /// The picker: the four scenarios, then the pitfalls; `current` is selected.
-pub fn picker(ui: &Ui, lang: Lang, current: &str) -> String {
+pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> String {
     let mut h = Html::new();
     h.open("label", &[("class", "picker")]);
     h.el("span", &[("class", "picker__label")], ui.scenario_picker);
@@ -92,24 +88,18 @@ pub fn picker(ui: &Ui, lang: Lang, current: &str) -> String {
         &[("data-testid", "scenario-picker"), ("data-act", "scenario")],
     );
     let groups = [
-        (
-            ui.scenario_picker_seed_group,
-            &SCENARIO_IDS[..SEED_SCENARIOS],
-        ),
-        (
-            ui.scenario_picker_pitfalls_group,
-            &SCENARIO_IDS[SEED_SCENARIOS..],
-        ),
+        (ui.scenario_picker_seed_group, Group::Seed),
+        (ui.scenario_picker_pitfalls_group, Group::Pitfall),
     ];
-    for (label, ids) in groups {
+    for (label, group) in groups {
         h.open("optgroup", &[("label", label)]);
-        for id in ids {
-            let title = names(lang)
-                .iter()
-                .find(|n| n.id == *id)
-                .map_or(*id, |n| n.title);
-            let selected = if *id == current { "selected" } else { "" };
-            h.el("option", &[("value", id), (selected, "")], title);
+        for id in ScenarioId::of(group) {
+            let selected = if id == current { "selected" } else { "" };
+            h.el(
+                "option",
+                &[("value", id.as_str()), (selected, "")],
+                name(lang, id).title,
+            );
         }
         h.close("optgroup");
     }
@@ -297,7 +287,7 @@ pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
 }
 
 /// The scenario's switches: defences, then the bugs and variants of its story.
-pub fn switches(ui: &Ui, offered: &[Toggle], scenario: &str) -> String {
+pub fn switches(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
     let mut h = Html::new();
     let groups = [
         (ui.defences, "defences", &[ToggleKind::Defence][..]),
@@ -333,7 +323,7 @@ pub fn switches(ui: &Ui, offered: &[Toggle], scenario: &str) -> String {
                     ("data-toggle", t.id()),
                 ],
             );
-            h.el("span", &[], toggle_label(ui, t, scenario))
+            h.el("span", &[], toggle_label(ui, t, Some(scenario)))
                 .close("label");
         }
         h.close("fieldset");
@@ -507,7 +497,7 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
         }
         ("change", "scenario") => {
             let v = value();
-            if let Some(id) = SCENARIO_IDS.iter().find(|i| **i == v) {
+            if let Some(id) = ScenarioId::parse(&v) {
                 let focused = document().active_element().is_some_and(|a| a == el);
                 lab.open(id, 0);
                 // The picker is written anew with the lab: keep a reader who used it on it.
@@ -685,9 +675,11 @@ pub fn share_link(clear: bool) -> Option<String> {
 }
 
 /// A toggle's name in the reader's language.
-pub fn toggle_label(ui: &Ui, t: Toggle, scenario: &str) -> &'static str {
+pub fn toggle_label(ui: &Ui, t: Toggle, scenario: Option<ScenarioId>) -> &'static str {
     match t {
-        Toggle::UniqueConstraint if scenario == "counter-increment" => ui.def_unique_op_id,
+        Toggle::UniqueConstraint if scenario == Some(ScenarioId::CounterIncrement) => {
+            ui.def_unique_op_id
+        }
         Toggle::IdempotencyKey => ui.def_idempotency_key,
         Toggle::UniqueConstraint => ui.def_unique_constraint,
         Toggle::AtomicClaim => ui.def_atomic_claim,
@@ -734,13 +726,15 @@ mod tests {
         let s = switches(
             ui,
             &[Toggle::Fingerprint, Toggle::NewKeyPerRetry],
-            "idempotency-key",
+            ScenarioId::IdempotencyKey,
         );
         assert!(s.contains("data-testid=\"defences\"") && s.contains("data-testid=\"variants\""));
-        assert!(picker(ui, Lang::En, "ttl-expiry").contains("<option value=\"naive-post\">"));
-        assert!(picker(ui, Lang::En, "ttl-expiry")
+        assert!(
+            picker(ui, Lang::En, ScenarioId::TtlExpiry).contains("<option value=\"naive-post\">")
+        );
+        assert!(picker(ui, Lang::En, ScenarioId::TtlExpiry)
             .contains("<option value=\"ttl-expiry\" selected=\"\">"));
-        let head = lab_head(ui, Lang::En, "naive-post");
+        let head = lab_head(ui, Lang::En, ScenarioId::NaivePost);
         assert!(
             head.starts_with("<div class=\"lab__head\"><h2 id=\"lab-title\""),
             "{head}"

@@ -209,8 +209,8 @@ fn show(lab: Lab, a: &Element) {
     if p.scenario != lab.scenario.get_untracked() {
         return;
     }
-    let (toggles, run, _) = p.run();
-    lab.load(toggles, run, p.step.unwrap_or(0));
+    let (run, _) = p.run();
+    lab.load(run, p.step.unwrap_or(0));
     if let Some(note) = a.get_attribute("data-note") {
         lab.notices.update(|n| n.push(note));
     }

@@ -20,7 +20,7 @@ use crate::fixit;
 use crate::html::Html;
 use crate::lesson::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use crate::lesson::fragment::{self, part_of};
-use crate::lesson::{codemap, names, Lang, Ui, SCENARIO_IDS};
+use crate::lesson::{codemap, names, Lang, ScenarioId, Ui};
 use crate::narrate::fill;
 use crate::progress::{Progress, STORAGE_KEY};
 use leptos::prelude::*;
@@ -47,7 +47,7 @@ pub enum Ask {
 #[derive(Clone, Copy)]
 pub struct Learn {
     /// The open scenario's fragment, with its id.
-    pub scenario: RwSignal<Option<(&'static str, String)>>,
+    pub scenario: RwSignal<Option<(ScenarioId, String)>>,
     pub ask: RwSignal<Ask>,
     /// The question paused a playing run: Continue plays on.
     pub paused: RwSignal<bool>,
@@ -85,7 +85,8 @@ impl Learn {
                 crate::lms::publish(p, &text);
             });
         });
-        Effect::new(move |last: Option<&'static str>| {
+        Effect::new(move |last: Option<ScenarioId>| {
+            lab.opened.track();
             let (lang, id) = (lab.lang.get(), lab.scenario.get());
             // A new language asks the open question again (in that language); a new
             // scenario also forgets that a question had paused the run.
@@ -142,7 +143,7 @@ impl Learn {
     }
 
     /// A part of the open scenario's fragment, if it has arrived.
-    fn part(&self, id: &str, name: &str) -> Option<String> {
+    fn part(&self, id: ScenarioId, name: &str) -> Option<String> {
         self.scenario.with(|s| match s {
             Some((sid, text)) if *sid == id => part_of(text, name).map(str::to_string),
             _ => None,
@@ -201,9 +202,9 @@ fn unescape(html: &str) -> Option<String> {
 /// goes on without it, and the same text is not fetched again for every scenario.
 fn fetch(
     lab: Lab,
-    into: RwSignal<Option<(&'static str, String)>>,
+    into: RwSignal<Option<(ScenarioId, String)>>,
     url: String,
-    tag: &'static str,
+    tag: ScenarioId,
     current: impl Fn() -> bool + 'static,
 ) {
     spawn_local(async move {
@@ -363,7 +364,7 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
 /// (`data-at="start"`: at the start), and brings the lab into view.
 fn open_link(lab: Lab, a: &Element) {
     let want = a.get_attribute("data-scenario").unwrap_or_default();
-    let Some(id) = SCENARIO_IDS.iter().find(|s| **s == want) else {
+    let Some(id) = ScenarioId::parse(&want) else {
         return;
     };
     lab.open(id, 0);
@@ -505,7 +506,7 @@ pub fn LessonPart(part: Part) -> impl IntoView {
         Part::Code => {
             let cur = lab
                 .run
-                .with(|r| codemap::current(&r.trace, id, lab.cursor.get()));
+                .with(|r| codemap::current(&r.trace, id.as_str(), lab.cursor.get()));
             let code = learn.part(id, "code").unwrap_or_default();
             format!(
                 "<h3>{}</h3><ol class=\"code\" tabindex=\"0\" aria-label=\"{}\">{}</ol>",
@@ -656,7 +657,7 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
 /// with a mark for "watched" and one for its answer, ✓ right, ✗ wrong), and the
 /// button that clears it.
 pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
-    let total = SCENARIO_IDS.len().to_string();
+    let total = ScenarioId::COUNT.to_string();
     let count = |n: usize| fill(ui.progress_count, &[&n.to_string(), &total]);
     let mut h = Html::new();
     h.el("h3", &[], ui.progress_title);
@@ -709,7 +710,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
             "a",
             &[
                 ("href", &href),
-                ("data-scenario", n.id),
+                ("data-scenario", n.id.as_str()),
                 ("data-at", "start"),
                 ("data-testid", &format!("progress-{}", n.id)),
             ],
@@ -737,7 +738,7 @@ mod tests {
 
     #[test]
     fn the_question_reveals_after_an_answer() {
-        let text = fragment::render_scenario(Lang::En, "naive-post");
+        let text = fragment::render_scenario(Lang::En, ScenarioId::NaivePost);
         let q = part_of(&text, "q").unwrap();
         let ui = ui(Lang::En);
         let asking = predict(ui, q, None, None);
@@ -754,10 +755,13 @@ mod tests {
     #[test]
     fn the_progress_panel_counts_and_marks() {
         let mut p = Progress::default();
-        p.watch("naive-post");
-        p.answer("naive-post", false);
+        p.watch(ScenarioId::NaivePost);
+        p.answer(ScenarioId::NaivePost, false);
         let html = progress(ui(Lang::En), &p, Lang::En);
-        assert!(html.contains("Watched to the end: 1 of 13 · Question answered: 1 of 13"));
+        let n = ScenarioId::COUNT;
+        assert!(html.contains(&format!(
+            "Watched to the end: 1 of {n} · Question answered: 1 of {n}"
+        )));
         assert!(html.contains("class=\"tick off\""));
         assert!(html.contains("data-act=\"predict\" data-testid=\"predict-toggle\" checked"));
         p.predict = false;

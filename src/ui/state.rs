@@ -4,7 +4,7 @@
 
 use crate::lesson::{ui, Lang, Ui};
 use crate::narrate::fill;
-use idem_sim::scenario::{self, Toggle, Toggles};
+use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
 use idem_sim::trace::StepRecord;
 use idem_sim::{Command, Config, Run, World};
 use leptos::prelude::*;
@@ -16,8 +16,13 @@ pub const STEP_MS: f64 = 1100.0;
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub lang: RwSignal<Lang>,
-    pub scenario: RwSignal<&'static str>,
-    pub toggles: RwSignal<Toggles>,
+    /// The open scenario and its switches: the run's own, read from it (the run is
+    /// the one source of truth; these change only when the run's do).
+    pub scenario: Memo<ScenarioId>,
+    pub toggles: Memo<Toggles>,
+    /// Notified when the reader opens a scenario, the open one too: the lab and the
+    /// lesson's question are built anew as for a new scenario.
+    pub opened: Trigger,
     /// The run's seed (fixed for the page's life; it is in the URL).
     pub seed: u64,
     pub run: RwSignal<Run>,
@@ -49,8 +54,6 @@ pub struct Lab {
 /// What the page starts from, read at the edge.
 pub struct Start {
     pub lang: Lang,
-    pub scenario: &'static str,
-    pub toggles: Toggles,
     /// The run, with the link's commands already applied.
     pub run: Run,
     pub seed: u64,
@@ -64,10 +67,9 @@ pub struct Start {
     pub notices: Vec<String>,
 }
 
-pub fn new_run(id: &str, toggles: Toggles, seed: u64) -> Run {
-    let s = scenario::by_id(id).unwrap_or_else(|| scenario::all().remove(0));
+pub fn new_run(id: ScenarioId, toggles: Toggles, seed: u64) -> Run {
     Run::new(
-        s,
+        id.scenario().clone(),
         Config {
             toggles,
             seed,
@@ -106,8 +108,9 @@ impl Lab {
         );
         Lab {
             lang: RwSignal::new(start.lang),
-            scenario: RwSignal::new(start.scenario),
-            toggles: RwSignal::new(start.toggles),
+            scenario: Memo::new(move |_| run.with(|r| r.scenario.id)),
+            toggles: Memo::new(move |_| run.with(|r| r.config.toggles)),
+            opened: Trigger::new(),
             seed: start.seed,
             run,
             cursor,
@@ -203,24 +206,19 @@ impl Lab {
     }
 
     /// Opens another scenario with its default toggles, at `step`.
-    pub fn open(&self, id: &'static str, step: usize) {
-        self.playing.set(false);
-        self.scenario.set(id);
-        let defaults = scenario::by_id(id)
-            .map(|s| s.default_toggles())
-            .unwrap_or_default();
-        self.toggles.set(defaults);
-        self.rebuild(step);
+    pub fn open(&self, id: ScenarioId, step: usize) {
+        let defaults = id.scenario().default_toggles();
+        self.load(new_run(id, defaults, self.seed), step);
+        self.opened.notify();
     }
 
     /// Flips a toggle: the run is computed again under the new configuration, at
-    /// the same step, with the reader's commands that still apply; the others are
-    /// named in a notice.
+    /// the same step, with the reader's commands (the run's log) that still apply;
+    /// the others are named in a notice.
     pub fn set_toggle(&self, t: Toggle, on: bool) {
-        self.toggles.update(|ts| *ts = ts.with(t, on));
         let (run, dropped) = self
             .run
-            .with_untracked(|r| r.with_toggles(self.toggles.get_untracked()));
+            .with_untracked(|r| r.with_toggles(r.config.toggles.with(t, on)));
         let ui = self.ui();
         for d in dropped {
             let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
@@ -234,19 +232,16 @@ impl Lab {
     }
 
     fn rebuild(&self, step: usize) {
-        let toggles = self.toggles.get_untracked();
-        self.load(
-            toggles,
-            new_run(self.scenario.get_untracked(), toggles, self.seed),
-            step,
-        );
+        let (id, toggles) = self
+            .run
+            .with_untracked(|r| (r.scenario.id, r.config.toggles));
+        self.load(new_run(id, toggles, self.seed), step);
     }
 
-    /// Shows `run` (of the open scenario, under `toggles`) at `step`: a fresh
-    /// run, or a branch the Explore panel opens.
-    pub fn load(&self, toggles: Toggles, run: Run, step: usize) {
+    /// Shows `run` (its scenario under its toggles) at `step`: a fresh run, or a
+    /// branch the Explore panel opens.
+    pub fn load(&self, run: Run, step: usize) {
         self.playing.set(false);
-        self.toggles.set(toggles);
         let len = run.len();
         self.run.set(run);
         self.anim.set(1.0);

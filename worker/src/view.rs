@@ -15,7 +15,7 @@ use crate::html::Html;
 use idem_sim::answer::{Bar, Cell, Found, Reply};
 use idem_sim::explore::Believed;
 use idem_sim::link;
-use idem_sim::scenario::{self, Scenario, Toggle};
+use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::truth::{Fault, Replay};
 use idem_sim::wire::Request;
 use idem_sim::NodeId;
@@ -66,7 +66,7 @@ impl Text {
 /// What the panel shows of one request's answer.
 pub struct View {
     req: Request,
-    s: Scenario,
+    s: &'static Scenario,
     t: Text,
     lang: &'static str,
     /// The last progress line, kept under the results.
@@ -77,7 +77,7 @@ impl View {
     pub fn new(req: &Request, lang: &str) -> Option<View> {
         Some(View {
             req: req.clone(),
-            s: scenario::by_id(req.scenario)?,
+            s: req.scenario.scenario(),
             t: Text::of(lang),
             lang: if lang == "ru" { "ru" } else { "en" },
             line: String::new(),
@@ -388,6 +388,7 @@ impl View {
 mod tests {
     use super::*;
     use idem_sim::answer::answer;
+    use idem_sim::scenario;
     use idem_sim::{Command, Config, Run};
 
     /// Every element's markup of the answer to `req`, in the order posted.
@@ -409,7 +410,7 @@ mod tests {
             .iter()
             .fold(s.default_toggles(), |a, t| a.with(*t, false));
         Request {
-            scenario: id,
+            scenario: s.id,
             seed: 1,
             toggles,
             commands,

@@ -1,8 +1,103 @@
-//! The catalogue: every scenario of the lesson as data, in the lesson's order.
+//! The catalogue: every scenario of the lesson as static data, in the lesson's
+//! order, keyed by [`ScenarioId`]. The page derives its picker, the URL's
+//! `scenario`, the progress, the "N of M" counts and the fragments from it, and
+//! each language's text tables are arrays of [`ScenarioId::COUNT`] entries.
 
 use super::*;
 
-fn base(id: &'static str, group: Group, handler: Handler, ops: Vec<Op>) -> Scenario {
+macro_rules! catalogue {
+    ($($(#[$doc:meta])* $v:ident = $id:literal,)*) => {
+        /// A scenario of the lesson: the key of the catalogue and of every text
+        /// table (a table is an array of [`ScenarioId::COUNT`] entries in this order).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum ScenarioId {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl ScenarioId {
+            /// Every scenario, in the picker's order.
+            pub const ALL: [ScenarioId; [$($id),*].len()] = [$(ScenarioId::$v),*];
+
+            /// Its stable id (URLs, fragments' file names, test ids).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ScenarioId::$v => $id,)*
+                }
+            }
+        }
+    };
+}
+
+catalogue! {
+    NaivePost = "naive-post",
+    IdempotencyKey = "idempotency-key",
+    ConditionalUpdate = "conditional-update",
+    CounterIncrement = "counter-increment",
+    ConcurrentDuplicates = "concurrent-duplicates",
+    InMemoryStore = "in-memory-store",
+    KeyReuseDifferentBody = "key-reuse-different-body",
+    TtlExpiry = "ttl-expiry",
+    CrashAfterCharge = "crash-after-charge",
+    TransactionIsNotIdempotency = "transaction-is-not-idempotency",
+    ConsumerRedelivery = "consumer-redelivery",
+    NewKeyPerRetry = "new-key-per-retry",
+    StatusTransition = "status-transition",
+}
+
+impl ScenarioId {
+    /// How many scenarios there are: the length of every text table.
+    pub const COUNT: usize = ScenarioId::ALL.len();
+
+    /// The scenario with this id.
+    pub fn parse(id: &str) -> Option<ScenarioId> {
+        ScenarioId::ALL.into_iter().find(|s| s.as_str() == id)
+    }
+
+    /// Its place in [`ScenarioId::ALL`] (and in every text table).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The scenario itself.
+    pub fn scenario(self) -> &'static Scenario {
+        &CATALOGUE[self.index()]
+    }
+
+    /// Its group in the picker.
+    pub fn group(self) -> Group {
+        self.scenario().group
+    }
+
+    /// The scenarios of `group`, in order.
+    pub fn of(group: Group) -> impl Iterator<Item = ScenarioId> {
+        ScenarioId::ALL
+            .into_iter()
+            .filter(move |s| s.group() == group)
+    }
+}
+
+impl std::fmt::Display for ScenarioId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ScenarioId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+const PAY: Op = Op::new(OpSpec::Charge(100));
+const DEFAULT_INVARIANTS: &[Invariant] = &[
+    Invariant::AtMostOnceCharge,
+    Invariant::LedgerMatchesCharges,
+    Invariant::DefiniteAnswer,
+];
+
+const LOSE_FIRST_RESPONSE: &[FaultRule] = &[FaultRule::lose_first_response()];
+
+const fn base(id: ScenarioId, group: Group, handler: Handler, ops: &'static [Op]) -> Scenario {
     Scenario {
         id,
         group,
@@ -10,39 +105,35 @@ fn base(id: &'static str, group: Group, handler: Handler, ops: Vec<Op>) -> Scena
         apis: 1,
         ops,
         retry: Retry::MOBILE,
-        links: Links::default(),
-        faults: vec![FaultRule::lose_first_response()],
-        crashes: Vec::new(),
-        script: Vec::new(),
-        toggles: Vec::new(),
-        invariants: vec![
-            Invariant::AtMostOnceCharge,
-            Invariant::LedgerMatchesCharges,
-            Invariant::DefiniteAnswer,
-        ],
+        links: Links::DEFAULT,
+        faults: LOSE_FIRST_RESPONSE,
+        crashes: &[],
+        script: &[],
+        toggles: &[],
+        invariants: DEFAULT_INVARIANTS,
         auto_restart: None,
         expected_charge: Some(100),
         ledger_key: false,
-        limits: Vec::new(),
+        limits: &[],
     }
 }
 
-fn charge(store: Option<KeyStore>) -> Handler {
+const fn charge(store: Option<KeyStore>) -> Handler {
     Handler::Charge {
         store,
         transactional: false,
     }
 }
 
-/// Every scenario, in the picker's order: the four of the concept lesson, then the pitfalls.
-pub fn all() -> Vec<Scenario> {
+/// Every scenario, in [`ScenarioId::ALL`]'s order (a test checks each entry's id).
+static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
     use Group::*;
+    use ScenarioId as Id;
     use Toggle::*;
-    let pay = Op::new(OpSpec::Charge(100));
-    vec![
-        base("naive-post", Seed, charge(None), vec![pay]),
+    [
+        base(Id::NaivePost, Seed, charge(None), &[PAY]),
         Scenario {
-            toggles: vec![
+            toggles: &[
                 (AtomicClaim, true),
                 (Fingerprint, false),
                 (KeyToProcessor, true),
@@ -50,94 +141,94 @@ pub fn all() -> Vec<Scenario> {
             ],
             ledger_key: true,
             ..base(
-                "idempotency-key",
+                Id::IdempotencyKey,
                 Seed,
                 charge(Some(KeyStore::Redis)),
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![(VersionCheck, true), (OtherWriter, false)],
-            invariants: vec![Invariant::BalanceMatches, Invariant::DefiniteAnswer],
-            script: vec![Scripted {
+            toggles: &[(VersionCheck, true), (OtherWriter, false)],
+            invariants: &[Invariant::BalanceMatches, Invariant::DefiniteAnswer],
+            script: &[Scripted {
                 when: When::At(Millis(10)),
                 command: Command::ExternalDebit { amount: 30 },
                 only_with: Some(OtherWriter),
             }],
             expected_charge: None,
             ..base(
-                "conditional-update",
+                Id::ConditionalUpdate,
                 Seed,
                 Handler::Debit,
-                vec![Op::new(OpSpec::Debit {
+                &[Op::new(OpSpec::Debit {
                     amount: 20,
                     expected_version: 5,
                 })],
             )
         },
         Scenario {
-            toggles: vec![(OpDedup, false), (UniqueConstraint, true)],
-            invariants: vec![Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
+            toggles: &[(OpDedup, false), (UniqueConstraint, true)],
+            invariants: &[Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
             expected_charge: None,
             ..base(
-                "counter-increment",
+                Id::CounterIncrement,
                 Seed,
                 Handler::Like,
-                vec![Op::new(OpSpec::Like("op_7f3a"))],
+                &[Op::new(OpSpec::Like("op_7f3a"))],
             )
         },
         Scenario {
             apis: 2,
-            toggles: vec![
+            toggles: &[
                 (UniqueConstraint, false),
                 (AtomicClaim, false),
                 (KeyToProcessor, false),
             ],
             ledger_key: true,
-            faults: Vec::new(),
+            faults: &[],
             links: Links {
                 mobile: crate::net::Latency {
                     base: 80,
                     jitter: 0,
                 },
-                ..Links::default()
+                ..Links::DEFAULT
             },
             ..base(
-                "concurrent-duplicates",
+                Id::ConcurrentDuplicates,
                 Pitfall,
                 charge(Some(KeyStore::Postgres)),
-                vec![Op { copies: 2, ..pay }],
+                &[Op { copies: 2, ..PAY }],
             )
         },
         Scenario {
             apis: 2,
-            toggles: vec![(SharedStore, false)],
-            limits: vec![CHECK_THEN_ACT],
+            toggles: &[(SharedStore, false)],
+            limits: &[CHECK_THEN_ACT],
             ..base(
-                "in-memory-store",
+                Id::InMemoryStore,
                 Pitfall,
                 charge(Some(KeyStore::Memory)),
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![(Fingerprint, false)],
-            faults: Vec::new(),
+            toggles: &[(Fingerprint, false)],
+            faults: &[],
             // Its two operations share one key: only the charge count is watched.
-            limits: vec![Limit {
+            limits: &[Limit {
                 breaks: &[Invariant::AtMostOnceCharge],
                 ..CHECK_THEN_ACT
             }],
-            invariants: vec![
+            invariants: &[
                 Invariant::AtMostOnceCharge,
                 Invariant::ResponseMatchesRequest,
             ],
             ..base(
-                "key-reuse-different-body",
+                Id::KeyReuseDifferentBody,
                 Pitfall,
                 charge(Some(KeyStore::Redis)),
-                vec![
-                    pay,
+                &[
+                    PAY,
                     Op {
                         key: KeyMode::ReuseOf(0),
                         ..Op::new(OpSpec::Charge(150))
@@ -146,34 +237,34 @@ pub fn all() -> Vec<Scenario> {
             )
         },
         Scenario {
-            toggles: vec![(LongTtl, false), (ShortDeadline, false)],
-            limits: vec![CHECK_THEN_ACT],
+            toggles: &[(LongTtl, false), (ShortDeadline, false)],
+            limits: &[CHECK_THEN_ACT],
             // An app that keeps a failed payment and retries it for two days, past
             // the key's 24 hours.
             retry: Retry {
                 deadline: Millis::hours(48),
                 ..Retry::MOBILE
             },
-            script: vec![Scripted {
+            script: &[Scripted {
                 when: When::ClientTimedOut { op: 0, attempt: 1 },
                 command: Command::AdvanceClock(Millis::hours(25)),
                 only_with: None,
             }],
             ..base(
-                "ttl-expiry",
+                Id::TtlExpiry,
                 Pitfall,
                 charge(Some(KeyStore::Redis)),
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![
+            toggles: &[
                 (SameTransaction, false),
                 (KeyToProcessor, false),
                 (CrashBeforeCommit, false),
             ],
-            faults: Vec::new(),
-            crashes: vec![
+            faults: &[],
+            crashes: &[
                 CrashRule {
                     node: NodeId::Api(0),
                     after: Phase::Commit,
@@ -193,69 +284,64 @@ pub fn all() -> Vec<Scenario> {
                 ..Retry::MOBILE
             },
             ..base(
-                "crash-after-charge",
+                Id::CrashAfterCharge,
                 Pitfall,
                 charge(Some(KeyStore::Redis)),
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![(IdempotencyKey, false), (KeyToProcessor, false)],
+            toggles: &[(IdempotencyKey, false), (KeyToProcessor, false)],
             ledger_key: true,
             ..base(
-                "transaction-is-not-idempotency",
+                Id::TransactionIsNotIdempotency,
                 Pitfall,
                 Handler::Charge {
                     store: None,
                     transactional: true,
                 },
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![
+            toggles: &[
                 (ConsumerDedup, false),
                 (UniqueConstraint, true),
                 (IdempotentProducer, false),
             ],
-            faults: vec![FaultRule {
+            faults: &[FaultRule {
                 matcher: Matcher::ProduceAck,
                 verdict: Verdict::Drop,
                 skip: 0,
                 times: 1,
             }],
-            crashes: vec![CrashRule {
+            crashes: &[CrashRule {
                 node: NodeId::Consumer,
                 after: Phase::Commit,
                 times: 1,
                 if_toggle: None,
             }],
             auto_restart: Some(Millis(800)),
-            invariants: vec![Invariant::BalanceMatches],
+            invariants: &[Invariant::BalanceMatches],
             expected_charge: None,
-            ..base(
-                "consumer-redelivery",
-                Pitfall,
-                Handler::Pipeline,
-                Vec::new(),
-            )
+            ..base(Id::ConsumerRedelivery, Pitfall, Handler::Pipeline, &[])
         },
         Scenario {
-            toggles: vec![(NewKeyPerRetry, true)],
-            limits: vec![CHECK_THEN_ACT],
+            toggles: &[(NewKeyPerRetry, true)],
+            limits: &[CHECK_THEN_ACT],
             ..base(
-                "new-key-per-retry",
+                Id::NewKeyPerRetry,
                 Pitfall,
                 charge(Some(KeyStore::Redis)),
-                vec![pay],
+                &[PAY],
             )
         },
         Scenario {
-            toggles: vec![(RowCountCheck, true)],
-            limits: vec![Limit {
+            toggles: &[(RowCountCheck, true)],
+            limits: &[Limit {
                 faults: &[FaultClass::Crash, FaultClass::Loss, FaultClass::Clock],
                 breaks: &[Invariant::LedgerMatchesCharges],
-                shown_by: "status-transition",
+                shown_by: Id::StatusTransition,
                 why: "the transition to PAID commits on its own, before the charge and the \
                       ledger row: when the charge's answer is lost or the process dies after it, \
                       the retry's UPDATE finds 0 rows and answers 200, and the charge never gets \
@@ -263,24 +349,42 @@ pub fn all() -> Vec<Scenario> {
                       first one.",
             }],
             ..base(
-                "status-transition",
+                Id::StatusTransition,
                 Pitfall,
                 Handler::PayOrder,
-                vec![Op::new(OpSpec::PayOrder {
+                &[Op::new(OpSpec::PayOrder {
                     order: 42,
                     amount: 100,
                 })],
             )
         },
     ]
+};
+
+/// Every scenario, in the picker's order.
+pub fn all() -> &'static [Scenario] {
+    &CATALOGUE
 }
 
 /// The scenario with this id.
 pub fn by_id(id: &str) -> Option<Scenario> {
-    all().into_iter().find(|s| s.id == id)
+    ScenarioId::parse(id).map(|s| s.scenario().clone())
 }
 
 /// Every scenario id, in order.
-pub fn ids() -> Vec<&'static str> {
-    all().iter().map(|s| s.id).collect()
+pub fn ids() -> impl Iterator<Item = &'static str> {
+    ScenarioId::ALL.into_iter().map(ScenarioId::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_is_in_the_order_of_its_ids() {
+        for (s, id) in CATALOGUE.iter().zip(ScenarioId::ALL) {
+            assert_eq!(s.id, id);
+            assert_eq!(ScenarioId::parse(id.as_str()), Some(id));
+        }
+    }
 }
