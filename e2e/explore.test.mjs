@@ -54,8 +54,12 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
       assert.ok((await charges(lab)).includes(2), 'a two-charge outcome');
       const two = lab.page.locator('[data-testid="explore-outcome"][data-charges="2"]').first();
       await two.getByTestId('explore-show').press('Enter');
-      // The notice says where the run leaves the reader's (or that it is theirs).
-      assert.match(await lab.byId('notice').innerText(), /Explore: this (run leaves yours at step \d+|is your own run)/);
+      // The notice says where the run leaves the reader's, and the sequence diagram marks that step.
+      const notice = await lab.byId('notice').innerText();
+      const left = notice.match(/Explore: this run leaves yours at step (\d+) \(marked on the sequence diagram\)/);
+      assert.ok(left, notice);
+      assert.equal(await lab.byId('seq-diverge').getAttribute('data-step'), left[1], 'the step named is the step marked');
+      assert.ok(Number(left[1]) > 3, `after the reader's step: ${left[1]}`);
       await lab.toEnd();
       assert.equal(await lab.text('charge-count'), '2', 'the run shown ends with two charges');
       const link = new URL(lab.page.url()).search;
@@ -84,6 +88,26 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
       assert.ok(none.link, 'with a link to its counterexample');
       assert.equal(all.verdict, 'holds', `fully defended (${all.on}) holds`);
       assert.match(await lab.page.locator('#announce').innerText(), /Таблица истинности готова/);
+      // Its counterexample opens with the step where the crash strikes marked and named.
+      await lab.page.locator('[data-testid="truth-cell"][data-fault="crash"][data-on=""] a').click();
+      const notice = await lab.byId('notice').innerText();
+      const at = notice.match(/сбой: падение, он случается на шаге (\d+)/);
+      assert.ok(at, notice);
+      assert.equal(await lab.byId('seq-diverge').getAttribute('data-step'), at[1]);
+    });
+  });
+
+  test('a clock jump past the TTL is a bound of its own, off at first', async () => {
+    await env.withLab(q({ lang: 'en', scenario: 'ttl-expiry', on: 'long-ttl' }), async (lab) => {
+      const jumps = lab.page.locator('[data-bound="jumps"]');
+      assert.equal(await jumps.isChecked(), false, 'off at first: it multiplies the states');
+      await lab.page.locator('[data-bound="crashes"]').uncheck();
+      await jumps.check();
+      await explore(lab);
+      assert.match(await lab.page.locator('#xo').innerText(), /crashes at most: 0, clock jumps of 25 h \(past the keys' TTL\) at most: 1/);
+      // Some outcome's shortest run jumps the clock by 25 h (cmd t90000000).
+      const hrefs = await lab.byId('explore-show').evaluateAll((els) => els.map((a) => a.getAttribute('href')));
+      assert.ok(hrefs.some((h) => /cmd=[^&]*t90000000/.test(h)), hrefs.join('\n'));
     });
   });
 

@@ -856,6 +856,8 @@ pub fn sequence_y(k: usize) -> f64 {
 /// `lane_w` is the width of a lane (narrower on phones). Unless `future`, only
 /// what has happened up to `cursor` is drawn: a message still in flight is a
 /// short stub whose fate (delivered or lost) is not shown, and nothing later.
+/// `mark` is a step drawn framed: where the run leaves another (Show me, or two
+/// sets of defences side by side).
 pub fn sequence(
     ui: &Ui,
     trace: &[StepRecord],
@@ -863,6 +865,7 @@ pub fn sequence(
     cursor: usize,
     lane_w: f64,
     future: bool,
+    mark: Option<usize>,
 ) -> String {
     // Unless the future is asked for, the diagram is read off the steps taken so far:
     // a message still in flight at the cursor has no end yet, and no fate.
@@ -906,6 +909,20 @@ pub fn sequence(
             ("height", &n(ROW_H)),
         ],
     );
+    if let Some(m) = mark {
+        h.void(
+            "rect",
+            &[
+                ("class", "seq__diverge"),
+                ("data-testid", "seq-diverge"),
+                ("data-step", &m.to_string()),
+                ("x", "1"),
+                ("y", &n(y(m) - ROW_H / 2.0)),
+                ("width", &n(width - 2.0)),
+                ("height", &n(ROW_H)),
+            ],
+        );
+    }
     for node in nodes {
         let x = n(lane(*node));
         h.open("g", &[("class", "seq__lane")]);
@@ -1145,19 +1162,24 @@ mod tests {
                         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
                     }
                 }
-                let svg = sequence(ui, &r.trace, &s.nodes(), r.len(), 70.0, false);
+                let svg = sequence(ui, &r.trace, &s.nodes(), r.len(), 70.0, false, None);
                 assert_eq!(
                     svg.matches("data-testid=\"seq-arrow\"").count(),
                     seqdiag::build(&r.trace).0.len()
                 );
                 // At the start nothing has happened; the future is drawn only on request.
-                let start = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, false);
+                let start = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, false, None);
                 assert!(
                     !start.contains("data-testid=\"seq-arrow\"") && !start.contains("seq__mark"),
                     "{}",
                     s.id
                 );
-                let all = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, true);
+                let all = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, true, None);
+                // A marked step (where the run leaves another) is framed, and only that one.
+                let marked = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, true, Some(2));
+                assert_eq!(marked.matches("seq__diverge").count(), 1);
+                assert!(marked.contains("data-testid=\"seq-diverge\" data-step=\"2\""));
+                assert!(!all.contains("seq__diverge"));
                 assert_eq!(
                     all.matches("data-testid=\"seq-arrow\"").count(),
                     svg.matches("data-testid=\"seq-arrow\"").count()

@@ -26,6 +26,7 @@ fn request(id: &'static str, table: bool) -> Request {
         step: 0,
         losses: 1,
         crashes: 1,
+        jumps: 0,
         table,
     }
 }

@@ -85,7 +85,8 @@ pub const CHUNK: usize = 20_000;
 
 /// Answers `req`, handing each reply to `post` as it is ready: progress
 /// after every `chunk` transitions, the reader's outcomes, then (if asked)
-/// the truth table.
+/// the truth table. A clock jump of the reader's search is the truth table's:
+/// past the keys' TTL ([`truth::PAST_TTL`]).
 pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     let s = req.scenario.scenario();
     let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
@@ -100,7 +101,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     let bound = Bound {
         max_losses: req.losses,
         max_crashes: req.crashes,
-        max_clock_jumps: 0,
+        max_clock_jumps: req.jumps,
         max_states: MAX_STATES,
         ..Bound::default()
     };
@@ -111,6 +112,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     };
     let of = sat(cells.len());
     let mut search = Search::new(&start, bound);
+    search.jump = truth::PAST_TTL;
     search.supervise();
     let progress = |r: &Report, cells: usize| Reply::Progress {
         transitions: sat(r.states),

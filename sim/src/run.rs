@@ -198,6 +198,33 @@ impl Run {
         self.find(|h| *h == Happening::Decisive)
     }
 
+    /// The same run (scenario, seed, the reader's commands that still apply) with
+    /// exactly the defences of `on`, its bugs and variants as they are: the other
+    /// side when the lab compares two sets of defences.
+    pub fn with_defences(&self, on: Toggles) -> Run {
+        let toggles = self
+            .scenario
+            .defences()
+            .into_iter()
+            .fold(self.config.toggles, |acc, d| acc.with(d, on.has(d)));
+        self.with_toggles(toggles).0
+    }
+
+    /// The first step at which this run and `other` differ: the same step doing
+    /// something else, or a step one of them has and the other has not; `None` if
+    /// they are the same run. The lab compares two sets of defences with it (the
+    /// same scenario, seed and commands, `with_toggles`), and the explorer's
+    /// worker a counterexample with the reader's run.
+    pub fn diverges(&self, other: &Run) -> Option<usize> {
+        let same = self
+            .trace
+            .iter()
+            .zip(&other.trace)
+            .take_while(|(a, b)| a == b)
+            .count();
+        (same < self.len().max(other.len())).then_some(same + 1)
+    }
+
     /// The first step with a happening that satisfies `f`.
     pub fn find(&self, f: impl Fn(&Happening) -> bool) -> Option<usize> {
         self.trace

@@ -27,6 +27,8 @@ pub struct Request {
     pub losses: u32,
     /// Crashes on one path (0 or 1).
     pub crashes: u32,
+    /// Clock jumps past the keys' TTL on one path (0 or 1, `truth::PAST_TTL`).
+    pub jumps: u32,
     pub table: bool,
 }
 
@@ -202,6 +204,7 @@ impl Request {
         w.len(self.step);
         w.u(self.losses);
         w.u(self.crashes);
+        w.u(self.jumps);
         w.u(u32::from(self.table));
         w.0
     }
@@ -217,6 +220,7 @@ impl Request {
             step: r.count()?,
             losses: r.u()?.min(MAX_FAULTS),
             crashes: r.u()?.min(MAX_FAULTS),
+            jumps: r.u()?.min(MAX_FAULTS),
             table: r.bool()?,
         };
         r.end()?;
@@ -250,6 +254,7 @@ mod tests {
             step: 17,
             losses: 1,
             crashes: 0,
+            jumps: 1,
             table: true,
         }
     }
@@ -270,7 +275,7 @@ mod tests {
         let mut longer = words.clone();
         longer.push(0);
         assert_eq!(Request::decode(&longer), None);
-        assert_eq!(Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0]), None);
+        assert_eq!(Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), None);
         assert_eq!(Request::decode(&[]), None);
     }
 
@@ -284,9 +289,13 @@ mod tests {
             step: 0,
             losses: 7,
             crashes: 9,
+            jumps: 2,
             table: false,
         };
         let back = Request::decode(&req.encode()).expect("decodes");
-        assert_eq!((back.losses, back.crashes), (MAX_FAULTS, MAX_FAULTS));
+        assert_eq!(
+            (back.losses, back.crashes, back.jumps),
+            (MAX_FAULTS, MAX_FAULTS, MAX_FAULTS)
+        );
     }
 }

@@ -152,6 +152,7 @@ fn request(
         step,
         losses: 1,
         crashes: 1,
+        jumps: 0,
         table: false,
     }
 }
@@ -213,4 +214,28 @@ fn the_worker_fills_the_table_of_crash_after_charge() {
     let redis_after_commit = cell(s.undefended());
     assert!(redis_after_commit.breaks && redis_after_commit.show.is_some());
     assert!(!cell(s.defended()).breaks);
+}
+
+#[test]
+fn the_panel_with_a_clock_jump_also_explores_the_clock_past_the_ttl() {
+    let mut req = request("ttl-expiry", &[Toggle::LongTtl], &[], Vec::new(), 0);
+    req.crashes = 0;
+    let (without, _, _) = ask(&req);
+    req.jumps = 1;
+    let (with, _, _) = ask(&req);
+    assert!(!with.truncated);
+    assert!(with.ends > without.ends, "{} > {}", with.ends, without.ends);
+    // Some outcome's run jumps the clock by the truth table's jump, past the TTL.
+    let jump = Command::AdvanceClock(truth::PAST_TTL);
+    assert!(
+        with.outcomes
+            .iter()
+            .filter_map(|b| b.show.as_ref())
+            .any(|r| r.commands.iter().any(|(_, c)| *c == jump)),
+        "{with:?}"
+    );
+    eprintln!(
+        "ttl-expiry with a 7-day TTL: {} -> {} ends, {} -> {} transitions",
+        without.ends, with.ends, without.transitions, with.transitions
+    );
 }

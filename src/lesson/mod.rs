@@ -753,6 +753,8 @@ ui_struct! {
     /// The bounds: one lost message, one crash and restart.
     explore_losses,
     explore_crashes,
+    /// The bound of one clock jump past the keys' TTL (off at first: it multiplies the states).
+    explore_jump,
     explore_cancel,
     explore_cancelled,
 }
@@ -802,7 +804,7 @@ ui_struct! {
     took,
     /// `{}` the step the search starts from.
     outcomes,
-    /// `{}` lost messages at most, `{}` crashes at most.
+    /// `{}` lost messages at most, `{}` crashes at most, `{}` clock jumps past the TTL at most.
     bounds,
     /// Why the bounds stop at one of each.
     limits,
@@ -840,7 +842,8 @@ ui_struct! {
     note,
     /// The same, when the run is the reader's own.
     same,
-    /// A notice after a truth table's link: `{}` the defences, `{}` the fault.
+    /// A notice after a truth table's link: `{}` the defences, `{}` the fault, `{}` the
+    /// step where it strikes (the run leaves the same defences' run without it).
     cell_note,
     /// Heading of the truth table.
     table,

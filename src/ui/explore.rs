@@ -8,7 +8,10 @@
 //! element's id, a newline and its markup (`worker/src/view.rs`). A link of
 //! an outcome or a truth-table cell (`data-act="xshow"`) is an ordinary link
 //! of the page (`cmd=`, as Copy link writes it), opened in place as a branch
-//! of the lab. Cancel terminates the worker; the lab never waits for it.
+//! of the lab, with the step where it leaves the reader's run (or, from the
+//! truth table, where its fault strikes) marked on the sequence diagram
+//! (`data-mark`, `Lab::mark`). Cancel terminates the worker; the lab never
+//! waits for it.
 
 use super::state::Lab;
 use crate::html::Html;
@@ -48,14 +51,16 @@ pub fn panel(ui: &Ui) -> String {
         ],
         ui.explore,
     );
-    for (bound, label) in [
-        ("losses", ui.explore_losses),
-        ("crashes", ui.explore_crashes),
+    // A clock jump is off at first: it multiplies the states by 10 to 50.
+    for (bound, label, on) in [
+        ("losses", ui.explore_losses, "checked"),
+        ("crashes", ui.explore_crashes, "checked"),
+        ("jumps", ui.explore_jump, ""),
     ] {
         h.open("label", &[("class", "switch")]);
         h.open(
             "input",
-            &[("type", "checkbox"), ("checked", ""), ("data-bound", bound)],
+            &[("type", "checkbox"), (on, ""), ("data-bound", bound)],
         );
         h.el("span", &[], label).close("label");
     }
@@ -162,6 +167,7 @@ fn start(lab: Lab) {
         step: lab.cursor.get_untracked(),
         losses: u32::from(bound("losses")),
         crashes: u32::from(bound("crashes")),
+        jumps: u32::from(bound("jumps")),
         table: true,
     };
     let url = format!("./worker/loader.js?{}", lab.lang.get_untracked().code());
@@ -211,6 +217,8 @@ fn show(lab: Lab, a: &Element) {
     }
     let (run, _) = p.run();
     lab.load(run, p.step.unwrap_or(0));
+    let mark = a.get_attribute("data-mark").and_then(|m| m.parse().ok());
+    lab.mark.set(mark.unwrap_or(0));
     if let Some(note) = a.get_attribute("data-note") {
         lab.notices.update(|n| n.push(note));
     }

@@ -85,6 +85,7 @@ pub fn Sequence() -> impl IntoView {
                 k,
                 lane_width(lab.tall.get(), r.scenario.nodes().len()),
                 future.get(),
+                Some(lab.mark.get()).filter(|k| *k > 0),
             )
         })
     };

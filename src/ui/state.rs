@@ -48,6 +48,11 @@ pub struct Lab {
     pub prev: Memo<World>,
     /// What the current step did (`None` at the start).
     pub record: Memo<Option<StepRecord>>,
+    /// The step the sequence diagram marks: where a run opened from the Explore
+    /// panel leaves the reader's; 0 (never a step that differs) marks none, and
+    /// any other load clears it. (A `usize` signal, as the cursor: a signal of
+    /// a new type costs about a kilobyte of wasm.)
+    pub mark: RwSignal<usize>,
     anim_gen: StoredValue<u32>,
 }
 
@@ -126,6 +131,7 @@ impl Lab {
             world,
             prev,
             record,
+            mark: RwSignal::new(0),
             anim_gen: StoredValue::new(0),
         }
     }
@@ -242,6 +248,7 @@ impl Lab {
     /// branch the Explore panel opens.
     pub fn load(&self, run: Run, step: usize) {
         self.playing.set(false);
+        self.mark.set(0);
         let len = run.len();
         self.run.set(run);
         self.anim.set(1.0);

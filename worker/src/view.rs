@@ -18,7 +18,7 @@ use idem_sim::link;
 use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::truth::{Fault, Replay};
 use idem_sim::wire::Request;
-use idem_sim::NodeId;
+use idem_sim::{Config, NodeId, Run};
 
 /// The progress line's element.
 pub const PROGRESS: &str = "xp";
@@ -71,17 +71,28 @@ pub struct View {
     lang: &'static str,
     /// The last progress line, kept under the results.
     line: String,
+    /// The reader's run, which Show me's runs are compared with.
+    mine: Run,
 }
 
 impl View {
     pub fn new(req: &Request, lang: &str) -> Option<View> {
+        let s = req.scenario.scenario();
+        let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
         Some(View {
             req: req.clone(),
-            s: req.scenario.scenario(),
+            mine: Run::replay(s.clone(), config, &req.commands).0,
+            s,
             t: Text::of(lang),
             lang: if lang == "ru" { "ru" } else { "en" },
             line: String::new(),
         })
+    }
+
+    /// The run a link opens, with the reader's commands of `r`.
+    fn run(&self, r: &Replay, commands: &[(usize, idem_sim::Command)]) -> Run {
+        let config = Config::defaults(self.s, self.req.seed).with_toggles(r.toggles);
+        Run::replay(self.s.clone(), config, commands).0
     }
 
     /// The markup a reply changes, by element id; `ms` since the search began.
@@ -149,8 +160,9 @@ impl View {
         }
     }
 
-    /// A link that opens `r` in the lab, with the notice it shows there.
-    fn show(&self, h: &mut Html, r: &Replay, text: &str, note: &str) {
+    /// A link that opens `r` in the lab, with the notice it shows there and the
+    /// step the sequence diagram marks (`data-mark`: where the run leaves `base`).
+    fn show(&self, h: &mut Html, r: &Replay, text: &str, note: &str, mark: Option<usize>) {
         let offered: Vec<Toggle> = self.s.toggles.iter().map(|(t, _)| *t).collect();
         let href = format!(
             "?scenario={}&step={}&seed={}&lang={}{}",
@@ -167,6 +179,7 @@ impl View {
                 ("data-act", "xshow"),
                 ("data-testid", "explore-show"),
                 ("data-note", note),
+                ("data-mark", &mark.map_or(String::new(), |k| k.to_string())),
             ],
             text,
         );
@@ -182,7 +195,10 @@ impl View {
             &[("class", "muted")],
             &format!(
                 "{} {}",
-                t.fill("bounds", &[&self.req.losses, &self.req.crashes]),
+                t.fill(
+                    "bounds",
+                    &[&self.req.losses, &self.req.crashes, &self.req.jumps]
+                ),
                 t.get("limits")
             ),
         );
@@ -250,11 +266,13 @@ impl View {
             h.el("span", &[], &parts.join(" · ")).text(" ");
             match &b.show {
                 Some(r) => {
-                    let note = match self.diverges(r) {
+                    // Where it leaves the reader's run: the first step that differs.
+                    let mark = self.mine.diverges(&self.run(r, &r.commands));
+                    let note = match mark {
                         Some(k) => t.fill("note", &[&k]),
                         None => t.get("same").to_string(),
                     };
-                    self.show(&mut h, r, t.get("show"), &note);
+                    self.show(&mut h, r, t.get("show"), &note, mark);
                 }
                 None => {
                     h.el("span", &[("class", "muted")], t.get("no_show"));
@@ -264,22 +282,6 @@ impl View {
         }
         h.close("ul");
         h.finish()
-    }
-
-    /// The step where `r` leaves the reader's run (`None`: it is the same run).
-    fn diverges(&self, r: &Replay) -> Option<usize> {
-        let mine = &self.req.commands;
-        let same = r
-            .commands
-            .iter()
-            .zip(mine)
-            .take_while(|(a, b)| a == b)
-            .count();
-        [r.commands.get(same), mine.get(same)]
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| *k)
-            .min()
     }
 
     fn believed(&self, b: Believed) -> String {
@@ -368,8 +370,11 @@ impl View {
                 );
                 match &c.show {
                     Some(r) if c.breaks => {
-                        let note = t.fill("cell_note", &[&name, &self.fault(c.fault)]);
-                        self.show(&mut h, r, t.get(verdict), &note);
+                        // Where the fault strikes: the run leaves the same defences' run without it.
+                        let mark = self.run(r, &[]).diverges(&self.run(r, &r.commands));
+                        let at = mark.unwrap_or(0);
+                        let note = t.fill("cell_note", &[&name, &self.fault(c.fault), &at]);
+                        self.show(&mut h, r, t.get(verdict), &note, mark);
                     }
                     _ => {
                         h.text(t.get(verdict));
@@ -417,6 +422,7 @@ mod tests {
             step,
             losses: 1,
             crashes: 1,
+            jumps: 0,
             table: true,
         }
     }
@@ -497,10 +503,24 @@ mod tests {
             .unwrap();
         let s = scenario::by_id("idempotency-key").unwrap();
         let config = Config::defaults(&s, 1).with_toggles(req.toggles);
-        let (run, dropped) = Run::replay(s, config, &cmds);
+        let (run, dropped) = Run::replay(s.clone(), config, &cmds);
         assert!(dropped.is_empty());
         assert_eq!(run.state_at(step).processor.charges.len(), 2);
         assert!(li.contains("leaves yours at step"), "{li}");
+        // The step named is the one marked: the first where the run leaves the reader's.
+        let mark: usize = li
+            .split("data-mark=\"")
+            .nth(1)
+            .and_then(|m| m.split('"').next())
+            .and_then(|m| m.parse().ok())
+            .expect("a marked step");
+        assert!(
+            li.contains(&format!("leaves yours at step {mark} ")),
+            "{li}"
+        );
+        let mine = Run::replay(s, config, &req.commands).0;
+        assert_eq!(mine.diverges(&run), Some(mark));
+        assert!(mark > req.step, "it leaves after the reader's step: {mark}");
     }
 
     #[test]
@@ -521,6 +541,13 @@ mod tests {
         assert!(
             cell("").contains("data-verdict=\"breaks\"") && cell("").contains("data-act=\"xshow\"")
         );
+        // Its link marks the step where the crash strikes, and its notice names it.
+        assert!(
+            cell("").contains("сбой: падение, он случается на шаге"),
+            "{}",
+            cell("")
+        );
+        assert!(!cell("").contains("data-mark=\"\""), "{}", cell(""));
         assert!(cell(&all.join(",")).contains("data-verdict=\"holds\""));
         assert!(table.contains("Какие защиты"));
         assert!(!table.contains("<script") && !table.contains("style="));
