@@ -1,33 +1,112 @@
-//! Which line of a scenario's handler code ([`super::ScenarioText::code`]) a
-//! simulation phase executes. Data, one table per scenario; the code pane highlights
-//! the line of the latest phase at or before the current step.
+//! Which line of the open scenario's listing the current step runs. The listing
+//! comes in the scenario's fragment (part `code`, written from
+//! [`super::listing`]): each line starts with its anchors, the words of what the
+//! core does when it runs that line (see [`Ev`]), then a space and the line. The
+//! code pane highlights the line of the latest thing, at or before the current
+//! step, that the listing shows; the module holds no table of lines.
 
-use super::code_lines::*;
-use idem_sim::scenario::Phase::{self, *};
+use idem_sim::scenario::Phase;
 use idem_sim::trace::{Happening, StepRecord};
 
-/// The line of `scenario`'s code that `phase` runs; `None` for a phase the listing
-/// does not show (the listing then keeps the previous line highlighted).
-pub fn line(scenario: &str, phase: Phase) -> Option<usize> {
-    table(scenario)
-        .iter()
-        .find(|(p, _)| *p == phase)
-        .map(|(_, l)| *l)
+/// What a happening of the trace executes, as a listing's anchors name it: a
+/// handler (an API instance, the consumer, the producer) entering a phase — the
+/// letter of the phase before it (`*`: none) and of the phase; for
+/// [`Phase::Reply`], then the status it answered, in three digits — or the app
+/// sending an attempt: `*` and [`FIRST`], [`SAME_KEY`] or [`NEW_KEY`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Key([u8; 5], usize);
+
+impl Key {
+    pub fn bytes(&self) -> &[u8] {
+        &self.0[..self.1]
+    }
 }
 
-/// The line to highlight at step `k` of a trace: the line of the latest phase, at
-/// or before step `k`, that the listing shows.
-pub fn current(trace: &[StepRecord], scenario: &str, k: usize) -> Option<usize> {
-    trace[..k.min(trace.len())].iter().rev().find_map(|r| {
-        r.happenings.iter().rev().find_map(|h| match h {
-            Happening::Phase { phase, .. } => line(scenario, *phase),
-            _ => None,
-        })
-    })
+/// The app sends an operation's first attempt.
+pub const FIRST: u8 = b'^';
+/// The app retries with the key of its attempt before.
+pub const SAME_KEY: u8 = b'=';
+/// The app retries with a key it made anew.
+pub const NEW_KEY: u8 = b'+';
+
+/// The letter that names `p` in an anchor: its place in [`Phase`]'s declaration.
+/// (A test checks that the letters last.)
+pub fn letter(p: Phase) -> u8 {
+    b'A' + p as u8
 }
 
-/// The listing as `<li>` items: `code` holds one escaped line per line (a
-/// fragment's `code` part); line `cur` is marked as the current one.
+/// Whether anchor `tok` names `key`: one letter names a phase entered from any
+/// other (or one of the app's bytes); a longer anchor is the whole key.
+pub fn hit(tok: &[u8], key: Key) -> bool {
+    match tok {
+        [one] => key.1 >= 2 && *one == key.0[1],
+        _ => tok == key.bytes(),
+    }
+}
+
+/// Calls `f` with what each phase entered and each attempt sent in `trace`
+/// executes, in order.
+pub fn keys(trace: &[StepRecord], mut f: impl FnMut(Key)) {
+    // The phase each request is in (the world numbers requests across its
+    // nodes; the producer's is 0), and the key each operation sent last.
+    let mut at = [b'*'; 64];
+    let mut sent: [Option<&Option<String>>; 8] = [None; 8];
+    for r in trace {
+        for (i, h) in r.happenings.iter().enumerate() {
+            let mut k = [b'*'; 5];
+            let mut n = 2;
+            match h {
+                Happening::Phase { req, phase, .. } => {
+                    let from = &mut at[req.0 as usize % 64];
+                    k[0] = *from;
+                    k[1] = letter(*phase);
+                    *from = k[1];
+                    // The runtime answers as it enters `Reply`.
+                    let next = r.happenings.get(i + 1);
+                    if let (Phase::Reply, Some(Happening::Responded { status, .. })) = (phase, next)
+                    {
+                        let digit = |d: u16| b'0' + (status / d % 10) as u8;
+                        k[2..].copy_from_slice(&[digit(100), digit(10), digit(1)]);
+                        n = 5;
+                    }
+                }
+                Happening::ClientSent { op, key, .. } => {
+                    let before = sent[op % 8].replace(key);
+                    k[1] = match before {
+                        None => FIRST,
+                        Some(b) if b == key => SAME_KEY,
+                        Some(_) => NEW_KEY,
+                    }
+                }
+                _ => continue,
+            }
+            f(Key(k, n));
+        }
+    }
+}
+
+/// Whether a line of a fragment's `code` part (its anchors, a space, the line)
+/// is the one `key` runs.
+pub fn runs(line: &str, key: Key) -> bool {
+    let b = line.as_bytes();
+    let end = b.iter().position(|&c| c == b' ').unwrap_or(0);
+    b[..end].split(|&c| c == b',').any(|t| hit(t, key))
+}
+
+/// The line to highlight at step `k` of a trace: the line of the latest phase or
+/// attempt, at or before step `k`, that the listing `code` shows.
+pub fn current(trace: &[StepRecord], k: usize, code: &str) -> Option<usize> {
+    let mut cur = None;
+    keys(&trace[..k.min(trace.len())], |key| {
+        if let Some(l) = code.lines().position(|l| runs(l, key)) {
+            cur = Some(l);
+        }
+    });
+    cur
+}
+
+/// The listing as `<li>` items, without the anchors (each line of `code` is
+/// already escaped); line `cur` is marked as the current one.
 pub fn listing(code: &str, cur: Option<usize>) -> String {
     let mut out = String::with_capacity(code.len() + 256);
     for (i, l) in code.lines().enumerate() {
@@ -36,221 +115,25 @@ pub fn listing(code: &str, cur: Option<usize>) -> String {
         } else {
             "<li>"
         });
-        out.push_str(l);
+        out.push_str(l.split_once(' ').map_or("", |(_, text)| text));
         out.push_str("</li>");
     }
     out
 }
 
-fn table(scenario: &str) -> &'static [(Phase, usize)] {
-    match scenario {
-        "naive-post" => {
-            use naive_post::*;
-            &[
-                (Receive, RECEIVE),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        "idempotency-key" => {
-            use idempotency_key::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, CHECK_KEY),
-                (Claim, CHECK_KEY),
-                (Lookup, REPLAY),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (Commit, COMMIT),
-                (StoreResponse, STORE_RESPONSE),
-                (Reply, REPLY),
-            ]
-        }
-        "conditional-update" => {
-            use conditional_update::*;
-            &[
-                (Receive, RECEIVE),
-                (Begin, BEGIN),
-                (Debit, UPDATE),
-                (ReadAccount, READ_CURRENT),
-                (Rollback, REPLY_CONFLICT),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        "counter-increment" => {
-            use counter_increment::*;
-            &[
-                (Receive, RECEIVE),
-                (Begin, BEGIN),
-                (InsertOp, INSERT_OP),
-                (Increment, INCREMENT),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        "concurrent-duplicates" => {
-            use concurrent_duplicates::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, CHECK_KEY),
-                (Lookup, FOUND),
-                (Claim, CLAIM),
-                (Rollback, LOST_RACE),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (CompleteKey, STORE_RESPONSE),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        "in-memory-store" => {
-            use in_memory_store::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, CHECK_KEY),
-                (Charge, CHARGE),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (StoreResponse, STORE_RESPONSE),
-                (Reply, REPLY),
-            ]
-        }
-        "key-reuse-different-body" => {
-            use key_reuse_different_body::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, LOOKUP),
-                (Lookup, REPLAY),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (StoreResponse, STORE_KEY),
-                (CompleteKey, STORE_KEY),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        "ttl-expiry" => {
-            use ttl_expiry::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, CHECK_KEY),
-                (Lookup, REPLAY),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (Commit, COMMIT),
-                (StoreResponse, STORE_RESPONSE),
-                (Reply, REPLY),
-            ]
-        }
-        "crash-after-charge" => {
-            use crash_after_charge::*;
-            &[
-                (Receive, RECEIVE),
-                (CheckKey, CHECK_CACHE),
-                (Lookup, CHECK_DB),
-                (Charge, CHARGE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (CompleteKey, STORE_KEY_DB),
-                (Commit, COMMIT),
-                (StoreResponse, STORE_CACHE),
-                (Reply, REPLY),
-            ]
-        }
-        "transaction-is-not-idempotency" => {
-            use transaction_is_not_idempotency::*;
-            &[
-                (Receive, RECEIVE),
-                (Begin, BEGIN),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (Charge, CHARGE),
-                (Commit, COMMIT),
-                (Rollback, RETRY_NOTE),
-                (Reply, REPLY),
-            ]
-        }
-        "consumer-redelivery" => {
-            use consumer_redelivery::*;
-            &[
-                (Consume, POLL),
-                (Begin, BEGIN),
-                (Dedup, INSERT_PROCESSED),
-                (Rollback, SKIP),
-                (Apply, APPLY),
-                (Commit, COMMIT),
-                (CommitOffset, COMMIT_OFFSET),
-            ]
-        }
-        "new-key-per-retry" => {
-            use new_key_per_retry::*;
-            &[
-                (Receive, SEND),
-                (CheckKey, CHECK_KEY),
-                (Lookup, REPLAY),
-                (Charge, CHARGE),
-                (StoreResponse, STORE_RESPONSE),
-                (Reply, REPLY),
-            ]
-        }
-        "status-transition" => {
-            use status_transition::*;
-            &[
-                (Receive, RECEIVE),
-                (Begin, BEGIN),
-                (UpdateStatus, TRANSITION),
-                (ReadAccount, READ_STATUS),
-                (Rollback, REPLY_EXISTING),
-                (Charge, CHARGE),
-                (InsertPayment, INSERT_LEDGER),
-                (FindPayment, INSERT_LEDGER),
-                (Commit, COMMIT),
-                (Reply, REPLY),
-            ]
-        }
-        _ => &[],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::{lesson, Lang, ScenarioId};
+    use crate::lesson::{listing, Lang, ScenarioId};
     use idem_sim::scenario;
     use idem_sim::{Config, Run};
 
-    /// Every line in a table exists in the listing.
+    /// The code pane walks down naive-post's listing as its first request runs: the
+    /// charge (in the step that receives the request), the ledger row (no
+    /// transaction), the answer with the ledger's payment id.
     #[test]
-    fn lines_exist() {
-        for id in ScenarioId::ALL.map(ScenarioId::as_str) {
-            let len = lesson(Lang::En)
-                .scenario(ScenarioId::parse(id).unwrap())
-                .code
-                .len();
-            assert!(!table(id).is_empty(), "{id} has no table");
-            for (p, l) in table(id) {
-                assert!(*l < len, "{id}: {p:?} → line {l} of {len}");
-            }
-        }
-    }
-
-    /// The lines a scenario's first request runs, in order, with its default switches.
-    fn first_lines(id: &str) -> Vec<usize> {
-        let s = scenario::by_id(id).unwrap();
+    fn the_current_line_follows_the_steps() {
+        let s = ScenarioId::NaivePost.scenario().clone();
         let toggles = s.default_toggles();
         let run = Run::new(
             s,
@@ -260,52 +143,52 @@ mod tests {
                 random: Default::default(),
             },
         );
-        let mut out: Vec<usize> = Vec::new();
-        let mut first = None;
-        for r in &run.trace {
-            for h in &r.happenings {
-                if let Happening::Phase { phase, req, .. } = h {
-                    if *first.get_or_insert(*req) == *req {
-                        if let Some(l) = line(id, *phase) {
-                            out.push(l);
-                        }
-                    }
+        let code = listing::lines(ScenarioId::NaivePost, Lang::En);
+        assert_eq!(current(&run.trace, 0, &code), None);
+        let mut seen: Vec<usize> = Vec::new();
+        for k in 0..=run.len() {
+            if let Some(l) = current(&run.trace, k, &code) {
+                if seen.last() != Some(&l) {
+                    seen.push(l);
                 }
             }
         }
-        out
-    }
-
-    #[test]
-    fn the_current_line_follows_the_steps() {
-        let s = scenario::by_id("naive-post").unwrap();
-        let toggles = s.default_toggles();
-        let run = Run::new(
-            s,
-            Config {
-                toggles,
-                seed: 1,
-                random: Default::default(),
-            },
-        );
-        assert_eq!(current(&run.trace, "naive-post", 0), None);
-        let seen: Vec<Option<usize>> = (0..=run.len())
-            .map(|k| current(&run.trace, "naive-post", k))
+        let text: Vec<&str> = seen
+            .iter()
+            .map(|&l| code.lines().nth(l).unwrap().split_once(' ').unwrap().1)
             .collect();
-        assert!(
-            seen.contains(&Some(1)) && seen.contains(&Some(5)),
-            "{seen:?}"
+        assert_eq!(
+            text[..3],
+            [
+                "charge = processor.charge(card, 100)",
+                "INSERT INTO payments VALUES ('pay_1', 42, 100, NULL)  // no transaction",
+                "return 201 {payment_id: pay_1}",
+            ]
         );
         assert_eq!(
-            listing("a\nb &lt; c\n", Some(1)),
+            listing("B a\n b &lt; c\n", Some(1)),
             "<li>a</li><li class=\"cur\" aria-current=\"step\">b &lt; c</li>"
         );
     }
 
+    /// The anchors: a phase, a phase after another, an answer after a phase.
     #[test]
-    fn first_requests_walk_down_their_listing() {
-        assert_eq!(first_lines("naive-post"), [0, 1, 3, 5]);
-        assert_eq!(first_lines("idempotency-key"), [0, 1, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(first_lines("status-transition"), [0, 2, 6, 7, 9]);
+    fn anchors_name_what_runs() {
+        use scenario::Phase::*;
+        let k = |b: &[u8]| {
+            let mut k = [0; 5];
+            k[..b.len()].copy_from_slice(b);
+            Key(k, b.len())
+        };
+        assert_eq!(letter(Receive), b'A');
+        assert!(letter(CommitOffset).is_ascii_uppercase(), "a phase past Z");
+        assert!(hit(b"F", k(b"AF")));
+        assert!(hit(b"AF", k(b"AF")));
+        assert!(!hit(b"BF", k(b"AF")));
+        assert!(hit(b"LN201", k(b"LN201")));
+        assert!(!hit(b"LN201", k(b"LN409")));
+        assert!(!hit(b"", k(b"*A")));
+        assert!(hit(b"^", k(b"*^")));
+        assert!(runs("B,F x", k(b"AF")) && !runs(" x F", k(b"AF")));
     }
 }

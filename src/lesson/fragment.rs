@@ -212,10 +212,7 @@ pub fn render_scenario(lang: Lang, id: ScenarioId) -> String {
     part(&mut out, "ex");
     blocks(&mut out, l, s.explain);
     part(&mut out, "code");
-    for line in s.code {
-        out.push_str(&text(line));
-        out.push('\n');
-    }
+    out.push_str(&super::listing::lines(id, lang));
     {
         let q = l.question(id);
         part(&mut out, "q");
@@ -416,7 +413,7 @@ fn calculator(out: &mut String, l: &Lesson) {
 }
 
 /// Escapes text content (quotes need no escaping outside attributes).
-fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

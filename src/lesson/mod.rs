@@ -18,7 +18,7 @@
 //!
 //! Nothing else is markup: no links, no italics, no HTML. Markers never nest and
 //! always come in pairs (a test checks this). `Block::Code` and
-//! [`ScenarioText::code`] lines are literal code, never parsed.
+//! [`listing`] lines are literal code, never parsed.
 //!
 //! UI strings ([`Ui`]) are plain text; some contain `{}` placeholders, filled in order
 //! (each field's doc comment says what goes where).
@@ -27,6 +27,7 @@ pub mod calc;
 pub mod codemap;
 mod en;
 pub mod fragment;
+pub mod listing;
 mod ru;
 
 pub use idem_sim::ScenarioId;
@@ -169,12 +170,9 @@ pub struct ScenarioName {
 #[derive(Debug)]
 pub struct ScenarioText {
     pub id: ScenarioId,
-    /// Shown beside the running simulation.
+    /// Shown beside the running simulation. (The handler's code is
+    /// [`listing::of`]: written once, with a comment per language.)
     pub explain: &'static [Block],
-    /// The handler's code, one line per entry, in execution order. Line indices are
-    /// stable and named in [`code_lines`]; both languages have the same lines, only
-    /// comments are localized.
-    pub code: &'static [&'static str],
 }
 
 /// What a question asks of the reader.
@@ -916,238 +914,6 @@ pub mod inline {
             out.push(Span::Text(rest));
         }
         Ok(out)
-    }
-}
-
-/// Stable line indices into [`ScenarioText::code`], per scenario (0-based).
-///
-/// Each module names the lines a simulation step executes. A line that a defence
-/// toggle switches off is still shown; the step mapping simply skips it. Where a
-/// statement spans several lines, the constant names its first line and `*_END` its
-/// last.
-pub mod code_lines {
-    /// `naive-post`: receive 0 → charge 1 → begin 2 → ledger insert 3 → commit 4 →
-    /// reply 5; line 6 is a comment: the retry runs it all again.
-    pub mod naive_post {
-        pub const RECEIVE: usize = 0;
-        pub const CHARGE: usize = 1;
-        pub const BEGIN: usize = 2;
-        pub const INSERT_LEDGER: usize = 3;
-        pub const COMMIT: usize = 4;
-        pub const REPLY: usize = 5;
-        pub const RETRY_NOTE: usize = 6;
-        pub const LEN: usize = 7;
-    }
-
-    /// `idempotency-key`: receive 0 → Redis GET 1 → on a hit, replay 2 (end);
-    /// on a miss: charge 3 → begin 4 → ledger insert 5 → commit 6 →
-    /// Redis SET … PX 86400000 7 → reply 8.
-    pub mod idempotency_key {
-        pub const RECEIVE: usize = 0;
-        pub const CHECK_KEY: usize = 1;
-        pub const REPLAY: usize = 2;
-        pub const CHARGE: usize = 3;
-        pub const BEGIN: usize = 4;
-        pub const INSERT_LEDGER: usize = 5;
-        pub const COMMIT: usize = 6;
-        pub const STORE_RESPONSE: usize = 7;
-        pub const REPLY: usize = 8;
-        pub const LEN: usize = 9;
-    }
-
-    /// `conditional-update`: receive 0 → begin 1 → UPDATE … WHERE version = 5
-    /// (lines 2–4) → row-count check 5 → on 0 rows: read current 6, rollback + 409
-    /// 7 (end); on 1 row: commit 8 → reply 200 9.
-    pub mod conditional_update {
-        pub const RECEIVE: usize = 0;
-        pub const BEGIN: usize = 1;
-        pub const UPDATE: usize = 2;
-        pub const UPDATE_END: usize = 4;
-        pub const CHECK_ROWS: usize = 5;
-        pub const READ_CURRENT: usize = 6;
-        pub const REPLY_CONFLICT: usize = 7;
-        pub const COMMIT: usize = 8;
-        pub const REPLY: usize = 9;
-        pub const LEN: usize = 10;
-    }
-
-    /// `counter-increment`: receive 0 → begin 1 → INSERT like_ops … ON CONFLICT
-    /// (lines 2–3) → row-count check 4 → increment 5 → commit 6 → reply 7. Line 8 is
-    /// the schema comment (the unique index). The naive handler (op_id dedup off)
-    /// runs 0, 1, 5, 6, 7.
-    pub mod counter_increment {
-        pub const RECEIVE: usize = 0;
-        pub const BEGIN: usize = 1;
-        pub const INSERT_OP: usize = 2;
-        pub const INSERT_OP_END: usize = 3;
-        pub const CHECK_ROWS: usize = 4;
-        pub const INCREMENT: usize = 5;
-        pub const COMMIT: usize = 6;
-        pub const REPLY: usize = 7;
-        pub const SCHEMA_NOTE: usize = 8;
-        pub const LEN: usize = 9;
-    }
-
-    /// `concurrent-duplicates`: receive 0 → SELECT key (the racy check) 1 → found:
-    /// 409 or stored response 2 → claim INSERT … 'in_progress' (lines 3–4; line 4 is
-    /// `ON CONFLICT DO NOTHING`, effective only with the unique constraint) → lost
-    /// the race: 409 5 → charge 6 → begin 7 → ledger insert 8 → key 'done' + response
-    /// 9 → commit 10 → reply 11.
-    pub mod concurrent_duplicates {
-        pub const RECEIVE: usize = 0;
-        pub const CHECK_KEY: usize = 1;
-        pub const FOUND: usize = 2;
-        pub const CLAIM: usize = 3;
-        pub const CLAIM_END: usize = 4;
-        pub const LOST_RACE: usize = 5;
-        pub const CHARGE: usize = 6;
-        pub const BEGIN: usize = 7;
-        pub const INSERT_LEDGER: usize = 8;
-        pub const STORE_RESPONSE: usize = 9;
-        pub const COMMIT: usize = 10;
-        pub const REPLY: usize = 11;
-        pub const LEN: usize = 12;
-    }
-
-    /// `in-memory-store`: line 0 declares the per-process map (not a step); receive
-    /// 1 → map lookup 2 (hit: replay, end) → charge 3 → ledger insert 4 → map insert
-    /// 5 → reply 6; line 7 is the restart comment (highlight it on restart).
-    pub mod in_memory_store {
-        pub const DECLARE: usize = 0;
-        pub const RECEIVE: usize = 1;
-        pub const CHECK_KEY: usize = 2;
-        pub const CHARGE: usize = 3;
-        pub const INSERT_LEDGER: usize = 4;
-        pub const STORE_RESPONSE: usize = 5;
-        pub const REPLY: usize = 6;
-        pub const RESTART_NOTE: usize = 7;
-        pub const LEN: usize = 8;
-    }
-
-    /// `key-reuse-different-body`: receive 0 → body hash 1 (fingerprint only) →
-    /// look up the key row 2 → hash mismatch: 422 3 (fingerprint only) → found:
-    /// replay 4 → charge 5 → begin 6 → ledger insert 7 → key row insert 8 → commit 9
-    /// → reply 10. Without the fingerprint the retry runs 0, 2, 4.
-    pub mod key_reuse_different_body {
-        pub const RECEIVE: usize = 0;
-        pub const HASH: usize = 1;
-        pub const LOOKUP: usize = 2;
-        pub const MISMATCH: usize = 3;
-        pub const REPLAY: usize = 4;
-        pub const CHARGE: usize = 5;
-        pub const BEGIN: usize = 6;
-        pub const INSERT_LEDGER: usize = 7;
-        pub const STORE_KEY: usize = 8;
-        pub const COMMIT: usize = 9;
-        pub const REPLY: usize = 10;
-        pub const LEN: usize = 11;
-    }
-
-    /// `ttl-expiry`: the same lines as `idempotency-key` — receive 0 → Redis GET 1
-    /// (nil after 24 h) → replay 2 → charge 3 → begin 4 → ledger insert 5 → commit 6
-    /// → Redis SET … PX 86400000 7 → reply 8.
-    pub mod ttl_expiry {
-        pub const RECEIVE: usize = 0;
-        pub const CHECK_KEY: usize = 1;
-        pub const REPLAY: usize = 2;
-        pub const CHARGE: usize = 3;
-        pub const BEGIN: usize = 4;
-        pub const INSERT_LEDGER: usize = 5;
-        pub const COMMIT: usize = 6;
-        pub const STORE_RESPONSE: usize = 7;
-        pub const REPLY: usize = 8;
-        pub const LEN: usize = 9;
-    }
-
-    /// `crash-after-charge`: receive 0 → Redis GET 1 → Postgres key lookup 2 (only
-    /// with "key and effect in one transaction") → replay 3 → charge 4 (the key
-    /// argument only with "key passed to the card processor") → begin 5 → ledger
-    /// insert 6 → key row insert 7 (only with "key and effect in one transaction") →
-    /// commit 8 → Redis SET 9 → reply 10. Crash points: after 4 (charged, nothing
-    /// committed) and after 8 (committed, Redis not written).
-    pub mod crash_after_charge {
-        pub const RECEIVE: usize = 0;
-        pub const CHECK_CACHE: usize = 1;
-        pub const CHECK_DB: usize = 2;
-        pub const REPLAY: usize = 3;
-        pub const CHARGE: usize = 4;
-        pub const BEGIN: usize = 5;
-        pub const INSERT_LEDGER: usize = 6;
-        pub const STORE_KEY_DB: usize = 7;
-        pub const COMMIT: usize = 8;
-        pub const STORE_CACHE: usize = 9;
-        pub const REPLY: usize = 10;
-        pub const LEN: usize = 11;
-    }
-
-    /// `transaction-is-not-idempotency`: receive 0 → `@Transactional` opens the
-    /// transaction 1 → method signature 2 → ledger save 3 → charge 4 → return, which
-    /// commits and replies 5 → closing brace 6; line 7 is the comment "a retry is a
-    /// new transaction".
-    pub mod transaction_is_not_idempotency {
-        pub const RECEIVE: usize = 0;
-        pub const BEGIN: usize = 1;
-        pub const SIGNATURE: usize = 2;
-        pub const INSERT_LEDGER: usize = 3;
-        pub const CHARGE: usize = 4;
-        pub const COMMIT: usize = 5;
-        pub const REPLY: usize = 5;
-        pub const END: usize = 6;
-        pub const RETRY_NOTE: usize = 7;
-        pub const LEN: usize = 8;
-    }
-
-    /// `consumer-redelivery`: poll 0 → begin 1 → INSERT processed_messages … ON
-    /// CONFLICT (lines 2–3) → 0 rows: rollback and skip 4 → apply the debit 5 →
-    /// commit 6 → commit the offset 7 (a crash before 7 means redelivery). Without
-    /// the dedup table the consumer runs 0, 1, 5, 6, 7.
-    pub mod consumer_redelivery {
-        pub const POLL: usize = 0;
-        pub const BEGIN: usize = 1;
-        pub const INSERT_PROCESSED: usize = 2;
-        pub const INSERT_PROCESSED_END: usize = 3;
-        pub const SKIP: usize = 4;
-        pub const APPLY: usize = 5;
-        pub const COMMIT: usize = 6;
-        pub const COMMIT_OFFSET: usize = 7;
-        pub const LEN: usize = 8;
-    }
-
-    /// `new-key-per-retry`: client lines 0–5, API lines 6–10. Client: key made once
-    /// 0 → retry loop 1 → new key per attempt 2 (the bug; skipped when the bug
-    /// toggle is off) → send 3 → stop on a response 4 → end of loop 5. API: Redis GET
-    /// 6 → replay 7 → charge 8 → Redis SET 9 → reply 10.
-    pub mod new_key_per_retry {
-        pub const KEY_ONCE: usize = 0;
-        pub const LOOP: usize = 1;
-        pub const KEY_BUG: usize = 2;
-        pub const SEND: usize = 3;
-        pub const BREAK: usize = 4;
-        pub const LOOP_END: usize = 5;
-        pub const CHECK_KEY: usize = 6;
-        pub const REPLAY: usize = 7;
-        pub const CHARGE: usize = 8;
-        pub const STORE_RESPONSE: usize = 9;
-        pub const REPLY: usize = 10;
-        pub const LEN: usize = 11;
-    }
-
-    /// `status-transition`: receive 0 → begin 1 → UPDATE … WHERE status = 'NEW' 2 →
-    /// row-count check 3 → on 0 rows: read status 4, rollback + reply 5 (end); on 1
-    /// row: charge 6 → ledger insert 7 → commit 8 → reply 9. Without the row-count
-    /// check the retry runs 0, 1, 2, 6, 7, 8, 9.
-    pub mod status_transition {
-        pub const RECEIVE: usize = 0;
-        pub const BEGIN: usize = 1;
-        pub const TRANSITION: usize = 2;
-        pub const CHECK_ROWS: usize = 3;
-        pub const READ_STATUS: usize = 4;
-        pub const REPLY_EXISTING: usize = 5;
-        pub const CHARGE: usize = 6;
-        pub const INSERT_LEDGER: usize = 7;
-        pub const COMMIT: usize = 8;
-        pub const REPLY: usize = 9;
-        pub const LEN: usize = 10;
     }
 }
 

@@ -63,8 +63,14 @@ fn walk(lesson: &'static Lesson) -> Vec<(String, Kind, &'static str)> {
         let p = format!("scenario {}", sc.id);
         out.push((p.clone(), Kind::Id, sc.id.as_str()));
         walk_blocks(&p, sc.explain, &mut out);
-        for (i, line) in sc.code.iter().enumerate() {
-            out.push((format!("{p} code[{i}]"), Kind::Code, line));
+        for (i, line) in super::listing::of(sc.id).iter().enumerate() {
+            let note = line.note[lesson.lang as usize];
+            if !line.code.is_empty() {
+                out.push((format!("{p} code[{i}]"), Kind::Code, line.code));
+            }
+            if !note.is_empty() {
+                out.push((format!("{p} code[{i}] note"), Kind::Prose, note));
+            }
         }
     }
     for q in lesson.questions {
@@ -255,10 +261,6 @@ fn languages_have_the_same_structure() {
     for (r, e) in ru.scenarios.iter().zip(en.scenarios) {
         assert_eq!(r.id, e.id);
         assert_eq!(shapes(r.explain), shapes(e.explain), "scenario {}", r.id);
-        assert_eq!(r.code.len(), e.code.len(), "scenario {} code", r.id);
-        for (i, (rl, el)) in r.code.iter().zip(e.code).enumerate() {
-            assert_eq!(code_part(rl), code_part(el), "scenario {} code[{i}]", r.id);
-        }
     }
     let (rq, eq) = (questions(ru), questions(en));
     assert_eq!(rq.len(), eq.len());
@@ -428,251 +430,6 @@ fn inline_parser() {
     assert_eq!(inline::parse("**a `b`**"), Err(0));
 }
 
-#[test]
-fn code_line_map_matches_the_code() {
-    use code_lines::*;
-    // (scenario, expected number of lines, [(line index, text it must contain)])
-    type Check = (&'static str, usize, &'static [(usize, &'static str)]);
-    let checks: &[Check] = &[
-        (
-            "naive-post",
-            naive_post::LEN,
-            &[
-                (naive_post::RECEIVE, "POST /charges"),
-                (naive_post::CHARGE, "processor.charge"),
-                (naive_post::BEGIN, "BEGIN"),
-                (naive_post::INSERT_LEDGER, "INSERT INTO payments"),
-                (naive_post::COMMIT, "COMMIT"),
-                (naive_post::REPLY, "return 201"),
-                (naive_post::RETRY_NOTE, "//"),
-            ],
-        ),
-        (
-            "idempotency-key",
-            idempotency_key::LEN,
-            &[
-                (idempotency_key::RECEIVE, "Idempotency-Key: K1"),
-                (
-                    idempotency_key::CHECK_KEY,
-                    "SET idem:u42:K1 '{processing}' NX",
-                ),
-                (idempotency_key::REPLAY, "return redis.GET idem:u42:K1"),
-                (idempotency_key::CHARGE, "processor.charge"),
-                (idempotency_key::BEGIN, "BEGIN"),
-                (idempotency_key::INSERT_LEDGER, "INSERT INTO payments"),
-                (idempotency_key::COMMIT, "COMMIT"),
-                (idempotency_key::STORE_RESPONSE, "PX 86400000"),
-                (idempotency_key::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "conditional-update",
-            conditional_update::LEN,
-            &[
-                (conditional_update::RECEIVE, "expected_version: 5"),
-                (conditional_update::BEGIN, "BEGIN"),
-                (conditional_update::UPDATE, "UPDATE accounts"),
-                (conditional_update::UPDATE_END, "AND version = 5"),
-                (conditional_update::CHECK_ROWS, "rows == 0"),
-                (conditional_update::READ_CURRENT, "SELECT balance, version"),
-                (conditional_update::REPLY_CONFLICT, "return 409"),
-                (conditional_update::COMMIT, "COMMIT"),
-                (conditional_update::REPLY, "return 200"),
-            ],
-        ),
-        (
-            "counter-increment",
-            counter_increment::LEN,
-            &[
-                (counter_increment::RECEIVE, "/like"),
-                (counter_increment::BEGIN, "BEGIN"),
-                (counter_increment::INSERT_OP, "INSERT INTO like_ops"),
-                (counter_increment::INSERT_OP_END, "ON CONFLICT DO NOTHING"),
-                (counter_increment::CHECK_ROWS, "rows == 1"),
-                (counter_increment::INCREMENT, "likes = likes + 1"),
-                (counter_increment::COMMIT, "COMMIT"),
-                (counter_increment::REPLY, "return 200"),
-                (counter_increment::SCHEMA_NOTE, "CREATE UNIQUE INDEX"),
-            ],
-        ),
-        (
-            "concurrent-duplicates",
-            concurrent_duplicates::LEN,
-            &[
-                (concurrent_duplicates::RECEIVE, "Idempotency-Key: K1"),
-                (concurrent_duplicates::CHECK_KEY, "SELECT status"),
-                (concurrent_duplicates::FOUND, "if found"),
-                (concurrent_duplicates::CLAIM, "'processing'"),
-                (concurrent_duplicates::CLAIM_END, "ON CONFLICT DO NOTHING"),
-                (concurrent_duplicates::LOST_RACE, "return 409"),
-                (concurrent_duplicates::CHARGE, "processor.charge"),
-                (concurrent_duplicates::BEGIN, "BEGIN"),
-                (concurrent_duplicates::INSERT_LEDGER, "INSERT INTO payments"),
-                (
-                    concurrent_duplicates::STORE_RESPONSE,
-                    "status = 'completed'",
-                ),
-                (concurrent_duplicates::COMMIT, "COMMIT"),
-                (concurrent_duplicates::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "in-memory-store",
-            in_memory_store::LEN,
-            &[
-                (in_memory_store::DECLARE, "HashMap"),
-                (in_memory_store::RECEIVE, "POST /charges"),
-                (in_memory_store::CHECK_KEY, "SEEN.contains"),
-                (in_memory_store::CHARGE, "processor.charge"),
-                (in_memory_store::INSERT_LEDGER, "INSERT INTO payments"),
-                (in_memory_store::STORE_RESPONSE, "SEEN[K1] ="),
-                (in_memory_store::REPLY, "return 201"),
-                (in_memory_store::RESTART_NOTE, "SEEN"),
-            ],
-        ),
-        (
-            "key-reuse-different-body",
-            key_reuse_different_body::LEN,
-            &[
-                (key_reuse_different_body::RECEIVE, "amount: 150"),
-                (key_reuse_different_body::HASH, "sha256"),
-                (key_reuse_different_body::LOOKUP, "SELECT request_hash"),
-                (key_reuse_different_body::MISMATCH, "return 422"),
-                (key_reuse_different_body::REPLAY, "return row.response"),
-                (key_reuse_different_body::CHARGE, "processor.charge"),
-                (key_reuse_different_body::BEGIN, "BEGIN"),
-                (
-                    key_reuse_different_body::INSERT_LEDGER,
-                    "INSERT INTO payments",
-                ),
-                (
-                    key_reuse_different_body::STORE_KEY,
-                    "INSERT INTO idempotency_keys",
-                ),
-                (key_reuse_different_body::COMMIT, "COMMIT"),
-                (key_reuse_different_body::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "ttl-expiry",
-            ttl_expiry::LEN,
-            &[
-                (ttl_expiry::RECEIVE, "Idempotency-Key: K1"),
-                (ttl_expiry::CHECK_KEY, "redis.GET"),
-                (ttl_expiry::REPLAY, "return cached"),
-                (ttl_expiry::CHARGE, "processor.charge"),
-                (ttl_expiry::BEGIN, "BEGIN"),
-                (ttl_expiry::INSERT_LEDGER, "INSERT INTO payments"),
-                (ttl_expiry::COMMIT, "COMMIT"),
-                (ttl_expiry::STORE_RESPONSE, "PX 86400000"),
-                (ttl_expiry::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "crash-after-charge",
-            crash_after_charge::LEN,
-            &[
-                (crash_after_charge::RECEIVE, "Idempotency-Key: K1"),
-                (crash_after_charge::CHECK_CACHE, "redis.GET"),
-                (crash_after_charge::CHECK_DB, "FROM idempotency_keys"),
-                (crash_after_charge::REPLAY, "return cached"),
-                (crash_after_charge::CHARGE, "idempotency_key: K1"),
-                (crash_after_charge::BEGIN, "BEGIN"),
-                (crash_after_charge::INSERT_LEDGER, "INSERT INTO payments"),
-                (
-                    crash_after_charge::STORE_KEY_DB,
-                    "INSERT INTO idempotency_keys",
-                ),
-                (crash_after_charge::COMMIT, "COMMIT"),
-                (crash_after_charge::STORE_CACHE, "redis.SET"),
-                (crash_after_charge::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "transaction-is-not-idempotency",
-            transaction_is_not_idempotency::LEN,
-            &[
-                (transaction_is_not_idempotency::RECEIVE, "POST /charges"),
-                (transaction_is_not_idempotency::BEGIN, "@Transactional"),
-                (transaction_is_not_idempotency::SIGNATURE, "Payment charge("),
-                (transaction_is_not_idempotency::INSERT_LEDGER, "ledger.save"),
-                (transaction_is_not_idempotency::CHARGE, "processor.charge"),
-                (transaction_is_not_idempotency::COMMIT, "COMMIT"),
-                (transaction_is_not_idempotency::REPLY, "return"),
-                (transaction_is_not_idempotency::END, "}"),
-                (transaction_is_not_idempotency::RETRY_NOTE, "ROLLBACK"),
-            ],
-        ),
-        (
-            "consumer-redelivery",
-            consumer_redelivery::LEN,
-            &[
-                (consumer_redelivery::POLL, "consumer.poll"),
-                (consumer_redelivery::BEGIN, "BEGIN"),
-                (
-                    consumer_redelivery::INSERT_PROCESSED,
-                    "INSERT INTO processed_messages",
-                ),
-                (
-                    consumer_redelivery::INSERT_PROCESSED_END,
-                    "ON CONFLICT (message_id)",
-                ),
-                (consumer_redelivery::SKIP, "rows == 0"),
-                (consumer_redelivery::APPLY, "UPDATE accounts"),
-                (consumer_redelivery::COMMIT, "COMMIT"),
-                (consumer_redelivery::COMMIT_OFFSET, "commitSync"),
-            ],
-        ),
-        (
-            "new-key-per-retry",
-            new_key_per_retry::LEN,
-            &[
-                (new_key_per_retry::KEY_ONCE, "key = uuid4()"),
-                (new_key_per_retry::LOOP, "loop {"),
-                (new_key_per_retry::KEY_BUG, "  key = uuid4()"),
-                (new_key_per_retry::SEND, "send POST /charges"),
-                (new_key_per_retry::BREAK, "break"),
-                (new_key_per_retry::LOOP_END, "}"),
-                (new_key_per_retry::CHECK_KEY, "redis.GET"),
-                (new_key_per_retry::REPLAY, "return cached"),
-                (new_key_per_retry::CHARGE, "processor.charge"),
-                (new_key_per_retry::STORE_RESPONSE, "redis.SET"),
-                (new_key_per_retry::REPLY, "return 201"),
-            ],
-        ),
-        (
-            "status-transition",
-            status_transition::LEN,
-            &[
-                (status_transition::RECEIVE, "/pay"),
-                (status_transition::BEGIN, "BEGIN"),
-                (status_transition::TRANSITION, "AND status = 'NEW'"),
-                (status_transition::CHECK_ROWS, "rows == 0"),
-                (status_transition::READ_STATUS, "SELECT status"),
-                (status_transition::REPLY_EXISTING, "ROLLBACK"),
-                (status_transition::CHARGE, "processor.charge"),
-                (status_transition::INSERT_LEDGER, "INSERT INTO payments"),
-                (status_transition::COMMIT, "COMMIT"),
-                (status_transition::REPLY, "return 200"),
-            ],
-        ),
-    ];
-    assert_eq!(checks.len(), ScenarioId::COUNT);
-    for lang in Lang::ALL {
-        for (id, len, lines) in checks {
-            let sc = lesson(lang).scenario(ScenarioId::parse(id).unwrap());
-            assert_eq!(sc.code.len(), *len, "{lang:?} {id}: number of code lines");
-            for (i, token) in *lines {
-                assert!(
-                    sc.code[*i].contains(token),
-                    "{lang:?} {id} code[{i}] = {:?} lacks {token:?}",
-                    sc.code[*i]
-                );
-            }
-        }
-    }
-}
-
 /// The committed fragments in `public/lesson/` are what [`fragment::files`] makes
 /// of the lesson today. A stale one is rewritten and the test fails: commit it.
 #[test]
@@ -768,7 +525,7 @@ fn fragment_parts_are_complete() {
                 assert_eq!(q[1], want.correct.to_string(), "{lang:?} {id}");
                 assert_eq!(q.len(), 3 + want.answers.len(), "{lang:?} {id}");
             }
-            let code = lesson(lang).scenario(id).code.len();
+            let code = super::listing::of(id).len();
             assert_eq!(part("code").lines().count(), code, "{lang:?} {id}");
             assert!(part("ex").starts_with('<'), "{lang:?} {id}");
         }

@@ -504,10 +504,10 @@ pub fn LessonPart(part: Part) -> impl IntoView {
     };
     let markup = move || match part {
         Part::Code => {
+            let code = learn.part(id, "code").unwrap_or_default();
             let cur = lab
                 .run
-                .with(|r| codemap::current(&r.trace, id.as_str(), lab.cursor.get()));
-            let code = learn.part(id, "code").unwrap_or_default();
+                .with(|r| codemap::current(&r.trace, lab.cursor.get(), &code));
             format!(
                 "<h3>{}</h3><ol class=\"code\" tabindex=\"0\" aria-label=\"{}\">{}</ol>",
                 ui.pane_code,
