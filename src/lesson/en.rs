@@ -449,7 +449,7 @@ pub static LESSON: Lesson = Lesson {
             explain: &[
                 P("The app has read the account: balance 100, version 5. It sends `POST /debit` with amount 20 and `expected_version` 5."),
                 P("The API runs `UPDATE accounts SET balance = balance - 20, version = version + 1 WHERE id = 1 AND version = 5`. One row changes: balance 80, version 6. The response is lost."),
-                P("The retry runs the same statement. The version is 6 now, so `WHERE version = 5` matches nothing: 0 rows, a safe no-op. The API answers 409 with the current version, and the app re-reads the account: balance 80, version 6."),
+                P("The retry runs the same statement. The version is 6 now, so `WHERE version = 5` matches nothing: 0 rows, a safe no-op. The API answers 409, and the app re-reads the account: balance 80, version 6."),
                 P("A variant: another client (the web app) moves the version first. The app's debit updates 0 rows too, and the app must re-read and decide again — perhaps the balance is now too low. Optimistic locking gives idempotency without a separate key."),
                 Note("On a retry, 409 means “the version moved”, not “your debit went through”. If the client must know which, store an operation id with the debit so that the re-read shows it."),
             ],
@@ -559,7 +559,7 @@ pub static LESSON: Lesson = Lesson {
         ScenarioText {
             id: ScenarioId::StatusTransition,
             explain: &[
-                P("Order 42 is NEW. The handler moves it to PAID with a condition: `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'`. One row changes, so the handler charges and commits. The response is lost."),
+                P("Order 42 is NEW. The handler moves it to PAID with a condition: `UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'`. One row changes, and the UPDATE commits on its own; then the handler charges. The response is lost."),
                 P("The retry runs the same statement. The order is PAID already, so 0 rows change. The handler checks the row count, skips the charge and answers with the order's current status."),
                 P("This is natural idempotency: the state machine itself records that the operation happened. The row-count check is essential; without it, the handler would charge anyway."),
                 Note("The status flip and the charge must still stay together. If the charge can happen without the commit, pass the order id to the processor as its idempotency key."),
@@ -614,7 +614,7 @@ pub static LESSON: Lesson = Lesson {
                 "Applies the debit again: the balance drops to 60.",
                 "Waits on a lock until version 5 comes back.",
                 "Recognises the repeat and answers 200 with the balance 80.",
-                "Updates 0 rows; the API answers 409 with version 6, and the balance stays 80.",
+                "Updates 0 rows; the API answers 409, and the balance stays 80.",
             ],
             correct: 3,
             explain: "`WHERE version = 5` no longer matches, so nothing changes and the debit is not applied twice. The 409 says only that the version moved, by this debit or by another writer; the client re-reads to find out. Nothing in the request marks it as a repeat, so the API cannot answer 200, and a lock does not wait for a value to come back.",
