@@ -13,8 +13,10 @@ use crate::lesson::fragment::page_file;
 use crate::lesson::{ui, Lang};
 use crate::narrate::fill;
 use crate::params::{echo, first_notices, Notice, Params};
+use crate::ui::act::Act;
 use crate::ui::controls::{self, Controls};
 use crate::ui::lesson::{Learn, LessonPart, Part};
+use crate::ui::listen;
 use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
 use crate::ui::topology::Topology;
@@ -23,9 +25,6 @@ use idem_sim::scenario::Toggle;
 use idem_sim::NodeId;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// Below this width the topology is drawn in portrait.
-const NARROW_PX: f64 = 700.0;
 
 /// The language the page was prerendered in (`<html lang>` as the page arrived):
 /// the language of its header and prose. Read before [`App`] changes the attribute.
@@ -78,7 +77,9 @@ pub fn App() -> impl IntoView {
     let to_lab = start.to_lab;
     let lab = Lab::new(start);
     provide_context(lab);
-    provide_context(Learn::new(lab, to_lab));
+    let learn = Learn::new(lab, to_lab);
+    provide_context(learn);
+    listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab);
     if lab.embed {
@@ -202,7 +203,7 @@ fn Notices() -> impl IntoView {
                 &[
                     ("type", "button"),
                     ("class", "link"),
-                    ("data-act", "dismiss"),
+                    ("data-act", Act::Dismiss.name()),
                     ("aria-label", ui.dismiss),
                 ],
                 "×",
@@ -278,7 +279,7 @@ fn read_start() -> Start {
         embed: p.embed,
         to_lab: p.lab_link && !p.embed,
         reduced_motion: media("(prefers-reduced-motion: reduce)"),
-        tall: is_narrow(),
+        tall: listen::is_narrow(),
         notices: texts,
     }
 }
@@ -289,27 +290,6 @@ fn media(query: &str) -> bool {
         .ok()
         .flatten()
         .is_some_and(|m| m.matches())
-}
-
-/// Whether part of the lab is inside the viewport.
-fn lab_on_screen() -> bool {
-    let height = window()
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
-        .unwrap_or(0.0);
-    document().get_element_by_id("lab").is_some_and(|el| {
-        let r = el.get_bounding_client_rect();
-        r.top() < height && r.bottom() > 0.0
-    })
-}
-
-pub fn is_narrow() -> bool {
-    window()
-        .inner_width()
-        .ok()
-        .and_then(|w| w.as_f64())
-        .is_some_and(|w| w < NARROW_PX)
 }
 
 /// A seed for a run the URL did not pin, from the browser's random source.
@@ -374,49 +354,4 @@ fn play_timer(lab: Lab) {
         });
         timer.set_value(next);
     });
-}
-
-/// Space plays or pauses; the arrow keys step. Keys typed into a control or on a
-/// link are left alone, and so is the page's own scrolling: the keys drive the lab
-/// only from inside it, or from the page when the lab is on screen. Called by the
-/// page's one delegated listener ([`crate::ui::lesson`]).
-pub fn on_key(lab: Lab, e: &web_sys::KeyboardEvent) {
-    let target = e
-        .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
-    let tag = target
-        .as_ref()
-        .map(|el| el.tag_name().to_ascii_lowercase())
-        .unwrap_or_default();
-    // A focused scrollable region (a listing, a wide table, the sequence diagram) scrolls
-    // with the keys, as it would anywhere else.
-    let region = target
-        .as_ref()
-        .is_some_and(|t| t.closest("[role=region]").ok().flatten().is_some());
-    let native = region
-        || matches!(tag.as_str(), "input" | "select" | "textarea" | "a")
-        || (tag == "button" && e.key() == " ")
-        || e.alt_key()
-        || e.ctrl_key()
-        || e.meta_key();
-    let in_lab = target.is_some_and(|t| t.closest("#lab").ok().flatten().is_some());
-    if native || !(in_lab || lab_on_screen()) {
-        return;
-    }
-    match e.key().as_str() {
-        " " => {
-            e.prevent_default();
-            lab.toggle_play();
-        }
-        "ArrowRight" => {
-            e.prevent_default();
-            lab.playing.set(false);
-            lab.step_forward();
-        }
-        "ArrowLeft" => {
-            e.prevent_default();
-            lab.step_back();
-        }
-        _ => {}
-    }
 }

@@ -6,6 +6,14 @@
 
 use std::fmt::Write;
 
+/// Escapes text content (quotes need no escaping outside attributes): the prose
+/// fragments' and the listings' text.
+pub fn esc_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// Escapes text for HTML text and double-quoted attribute values.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

@@ -33,8 +33,9 @@
 
 use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
-use super::{lesson, Block, Kind, Lang, Lesson, Question, ScenarioId};
-use crate::html::esc;
+use super::{lesson, Block, Kind, Lang, Lesson, PageText, Question, ScenarioId, Ui};
+use crate::html::{esc, esc_text as text, Html};
+use crate::ui::act::Act;
 use std::fmt::Write;
 
 /// The parts of a sections fragment that the build's last hook (`e2e/prerender.mjs`)
@@ -123,7 +124,7 @@ pub fn explore_path(lang: Lang) -> String {
 /// apart) and each invariant's (`i.<id>`), as the lab names them.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn explore_text(lang: Lang) -> String {
-    use crate::ui::controls::toggle_label;
+    use super::toggle_label;
     use idem_sim::scenario::Toggle;
     let l = lesson(lang);
     let mut out = String::new();
@@ -161,14 +162,15 @@ pub fn render_sections(lang: Lang) -> String {
     out.push_str(&esc(l.page.subtitle));
     part(&mut out, "header");
     // The module writes this part over the page's when the reader switches language.
-    out.push_str(&crate::ui::controls::page_header(l.ui, &l.page, lang));
+    out.push_str(&page_header(l.ui, &l.page, lang));
     part(&mut out, "before");
     // The first screen: the problem in a sentence, and the lab offered at once
-    // (`data-act="try"`: see `ui::controls`).
+    // (`Act::Try`: see `ui::controls::try_lab`).
     let _ = write!(
         out,
-        "<div class=\"hero\"><p class=\"hero__problem\">{}</p><button type=\"button\" class=\"primary hero__try\" data-act=\"try\" data-testid=\"try-lab\">{}</button></div>",
+        "<div class=\"hero\"><p class=\"hero__problem\">{}</p><button type=\"button\" class=\"primary hero__try\" data-act=\"{}\" data-testid=\"try-lab\">{}</button></div>",
         prose(l.hero[0]),
+        Act::Try.name(),
         esc(l.hero[1])
     );
     let _ = write!(out, "<p class=\"intro\">{}</p>", prose(l.intro));
@@ -202,6 +204,62 @@ pub fn render_sections(lang: Lang) -> String {
     part(&mut out, "ui");
     out.push_str(&esc(&crate::lesson::labels_text(lang)));
     out
+}
+
+/// The page's header: the skip link, the title with the language switch, the lead.
+/// Prerendered into the page; the module never writes it.
+pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
+    let mut h = Html::new();
+    h.el(
+        "a",
+        &[("class", "skip"), ("href", "#lab")],
+        page.skip_to_lab,
+    );
+    h.open("header", &[("class", "page__header")]);
+    h.open("div", &[("class", "page__title")]);
+    h.el("h1", &[], ui.title);
+    let mut out = h.finish();
+    out.push_str(&lang_switch(page, lang));
+    let mut h = Html::new();
+    h.close("div");
+    h.el("p", &[("class", "lead")], page.subtitle);
+    h.close("header");
+    out.push_str(&h.finish());
+    out
+}
+
+/// RU / EN buttons; the header is written anew when the language changes.
+pub fn lang_switch(page: &PageText, lang: Lang) -> String {
+    let mut h = Html::new();
+    h.open(
+        "div",
+        &[
+            ("class", "lang"),
+            ("role", "group"),
+            ("aria-label", page.lang_switch),
+        ],
+    );
+    for l in Lang::ALL {
+        let (short, name) = match l {
+            Lang::Ru => (page.lang_ru_short, page.lang_ru_name),
+            Lang::En => (page.lang_en_short, page.lang_en_name),
+        };
+        let testid = format!("lang-{}", l.code());
+        h.el(
+            "button",
+            &[
+                ("type", "button"),
+                ("data-testid", &testid),
+                ("data-act", Act::Lang.name()),
+                ("data-lang", l.code()),
+                ("aria-pressed", if l == lang { "true" } else { "false" }),
+                ("title", name),
+            ],
+            short,
+        );
+    }
+    h.close("div");
+    h.finish()
 }
 
 /// One scenario of `lang`: parts `ex`, `code` and `q`.
@@ -410,13 +468,6 @@ fn calculator(out: &mut String, l: &Lesson) {
         );
     }
     let _ = write!(out, "<p class=\"muted\">{}</p></form>", esc(page.calc_note));
-}
-
-/// Escapes text content (quotes need no escaping outside attributes).
-pub(crate) fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// A prose string as markup: escaped, with its inline markup as elements.

@@ -9,8 +9,8 @@
 //! exactly one line.
 
 use super::codemap::{letter, FIRST, NEW_KEY, SAME_KEY};
-use super::fragment::text as escaped;
 use super::{Lang, ScenarioId};
+use crate::html::esc_text as escaped;
 use idem_sim::scenario::Phase::{self, *};
 
 /// What runs a line of a listing.

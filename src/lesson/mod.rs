@@ -264,6 +264,33 @@ pub fn name(lang: Lang, id: ScenarioId) -> &'static ScenarioName {
     &names(lang)[id.index()]
 }
 
+/// A toggle's name in the reader's language.
+pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) -> &'static str {
+    use idem_sim::Toggle;
+    match t {
+        Toggle::UniqueConstraint if scenario == Some(ScenarioId::CounterIncrement) => {
+            ui.def_unique_op_id
+        }
+        Toggle::IdempotencyKey => ui.def_idempotency_key,
+        Toggle::UniqueConstraint => ui.def_unique_constraint,
+        Toggle::AtomicClaim => ui.def_atomic_claim,
+        Toggle::Fingerprint => ui.def_fingerprint,
+        Toggle::SameTransaction => ui.def_key_in_tx,
+        Toggle::KeyToProcessor => ui.def_key_to_processor,
+        Toggle::SharedStore => ui.def_shared_store,
+        Toggle::LongTtl => ui.def_long_ttl,
+        Toggle::VersionCheck => ui.def_version_check,
+        Toggle::OpDedup => ui.def_op_id_dedup,
+        Toggle::RowCountCheck => ui.def_row_count,
+        Toggle::ConsumerDedup => ui.def_processed_messages,
+        Toggle::IdempotentProducer => ui.def_idempotent_producer,
+        Toggle::NewKeyPerRetry => ui.def_new_key_bug,
+        Toggle::OtherWriter => ui.var_other_writer,
+        Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
+        Toggle::ShortDeadline => ui.var_short_deadline,
+    }
+}
+
 /// The labels of one language: [`Ui`] and the scenarios' [`ScenarioName`]s.
 pub struct Labels {
     pub ui: Ui,

@@ -638,3 +638,12 @@ fn russian_does_not_call_the_map_a_card_nor_the_client_a_writer() {
         }
     }
 }
+
+#[test]
+fn the_page_header_has_the_title_and_the_language_switch() {
+    let page = &lesson(Lang::En).page;
+    let header = fragment::page_header(ui(Lang::En), page, Lang::En);
+    assert!(header.contains("<h1>Idempotency Lab</h1><div class=\"lang\""));
+    let switch = fragment::lang_switch(page, Lang::Ru);
+    assert!(switch.contains("data-lang=\"ru\" aria-pressed=\"true\""));
+}

@@ -6,41 +6,20 @@
 //! [`faults`], [`switches`], [`lang_switch`]; pure, tested on the host), written
 //! once per page or scenario, never re-rendered (so focus stays where the reader
 //! put it). [`patch`] then keeps their state (disabled, pressed, values, labels)
-//! in step with the lab, and [`on_event`] — called by the page's one delegated
-//! listener — turns a click, change or input on a `data-act` element into a command.
+//! in step with the lab; the page's one delegated listener ([`super::listen`])
+//! calls the functions here for a control's [`Act`].
 
+use super::act::Act;
 use super::state::Lab;
 use crate::html::Html;
-use crate::lesson::{name, Lang, PageText, Ui};
+use crate::lesson::{name, toggle_label, Lang, Ui};
 use crate::narrate::{fill, node_name};
 use crate::params::{echo, speed_factor, speed_text, SPEEDS};
 use idem_sim::scenario::{Group, ScenarioId, Toggle, ToggleKind};
-use idem_sim::{Command, Millis, NodeId};
+use idem_sim::{Command, NodeId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
-
-/// The page's header: the skip link, the title with the language switch, the lead.
-/// Prerendered into the page (`lesson::fragment`); the module never writes it.
-pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
-    let mut h = Html::new();
-    h.el(
-        "a",
-        &[("class", "skip"), ("href", "#lab")],
-        page.skip_to_lab,
-    );
-    h.open("header", &[("class", "page__header")]);
-    h.open("div", &[("class", "page__title")]);
-    h.el("h1", &[], ui.title);
-    let mut out = h.finish();
-    out.push_str(&lang_switch(page, lang));
-    let mut h = Html::new();
-    h.close("div");
-    h.el("p", &[("class", "lead")], page.subtitle);
-    h.close("header");
-    out.push_str(&h.finish());
-    out
-}
 
 /// The lab's head for scenario `id`: its title, the picker and its one-line summary.
 /// Written anew with the scenario (the picker keeps the focus: see [`on_event`]).
@@ -61,7 +40,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> String {
     out.push_str(&picker(ui, lang, id));
     let mut h = Html::new();
     // Sharing the state is no fault: it sits with the scenario, not under Faults.
-    button(&mut h, "copy", "btn-copy-link", "", ui.copy_link);
+    button(&mut h, Act::Copy, "btn-copy-link", "", ui.copy_link);
     h.close("div");
     h.el("p", &[("class", "summary-line")], name.summary);
     // Where the verdict of a question is announced to screen readers (see ui::lesson).
@@ -85,7 +64,10 @@ pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> String {
     h.el("span", &[("class", "picker__label")], ui.scenario_picker);
     h.open(
         "select",
-        &[("data-testid", "scenario-picker"), ("data-act", "scenario")],
+        &[
+            ("data-testid", "scenario-picker"),
+            ("data-act", Act::Scenario.name()),
+        ],
     );
     let groups = [
         (ui.scenario_picker_seed_group, Group::Seed),
@@ -107,47 +89,13 @@ pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> String {
     h.finish()
 }
 
-/// RU / EN buttons; the header is written anew when the language changes.
-pub fn lang_switch(page: &PageText, lang: Lang) -> String {
-    let mut h = Html::new();
-    h.open(
-        "div",
-        &[
-            ("class", "lang"),
-            ("role", "group"),
-            ("aria-label", page.lang_switch),
-        ],
-    );
-    for l in Lang::ALL {
-        let (short, name) = match l {
-            Lang::Ru => (page.lang_ru_short, page.lang_ru_name),
-            Lang::En => (page.lang_en_short, page.lang_en_name),
-        };
-        let testid = format!("lang-{}", l.code());
-        h.el(
-            "button",
-            &[
-                ("type", "button"),
-                ("data-testid", &testid),
-                ("data-act", "lang"),
-                ("data-lang", l.code()),
-                ("aria-pressed", if l == lang { "true" } else { "false" }),
-                ("title", name),
-            ],
-            short,
-        );
-    }
-    h.close("div");
-    h.finish()
-}
-
 /// A button: `(act, testid, label, text)`; an empty label means the text names it.
-fn button(h: &mut Html, act: &str, testid: &str, label: &str, text: &str) {
+fn button(h: &mut Html, act: Act, testid: &str, label: &str, text: &str) {
     h.el(
         "button",
         &[
             ("type", "button"),
-            ("data-act", act),
+            ("data-act", act.name()),
             ("data-testid", testid),
             if label.is_empty() {
                 ("", "")
@@ -175,13 +123,13 @@ pub fn playback(ui: &Ui) -> String {
             ("aria-label", ui.lab_title),
         ],
     );
-    button(&mut h, "back", "btn-back", ui.back, "◀");
+    button(&mut h, Act::Back, "btn-back", ui.back, "◀");
     h.el(
         "button",
         &[
             ("type", "button"),
             ("class", "primary"),
-            ("data-act", "play"),
+            ("data-act", Act::Play.name()),
             ("data-testid", "btn-play"),
             ("aria-pressed", "false"),
             ("aria-label", ui.play),
@@ -190,13 +138,13 @@ pub fn playback(ui: &Ui) -> String {
     );
     button(
         &mut h,
-        "step",
+        Act::Step,
         "btn-step",
         ui.step,
         &format!("{} ▶", ui.step),
     );
-    button(&mut h, "end", "btn-end", ui.to_end, "⇥");
-    button(&mut h, "restart", "btn-restart", ui.restart, "↺");
+    button(&mut h, Act::End, "btn-end", ui.to_end, "⇥");
+    button(&mut h, Act::Restart, "btn-restart", ui.restart, "↺");
     h.el(
         "span",
         &[
@@ -208,7 +156,10 @@ pub fn playback(ui: &Ui) -> String {
     );
     h.open("label", &[("class", "speed")]);
     h.el("span", &[], ui.speed);
-    h.open("select", &[("data-testid", "speed"), ("data-act", "speed")]);
+    h.open(
+        "select",
+        &[("data-testid", "speed"), ("data-act", Act::Speed.name())],
+    );
     for (text, _) in SPEEDS {
         h.el("option", &[("value", text)], &format!("{text}×"));
     }
@@ -219,7 +170,7 @@ pub fn playback(ui: &Ui) -> String {
             ("class", "scrubber"),
             ("type", "range"),
             ("data-testid", "scrubber"),
-            ("data-act", "scrub"),
+            ("data-act", Act::Scrub.name()),
             ("min", "0"),
             ("aria-label", ui.timeline),
         ],
@@ -234,7 +185,7 @@ pub fn playback(ui: &Ui) -> String {
         "input",
         &[
             ("type", "checkbox"),
-            ("data-act", "future"),
+            ("data-act", Act::Future.name()),
             ("data-testid", "show-future"),
         ],
     );
@@ -249,7 +200,7 @@ pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
     h.open("fieldset", &[("class", "faults")]);
     h.el("legend", &[], ui.faults);
     if nodes.contains(&NodeId::Client) {
-        button(&mut h, "ack", "btn-drop-ack", "", ui.lose_next_ack);
+        button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack);
         h.open("span", &[("class", "group")]).open("label", &[]);
         h.el("span", &[("class", "sr-only")], ui.parallel_count);
         h.open(
@@ -260,12 +211,12 @@ pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
                 ("max", "10"),
                 ("value", "3"),
                 ("data-testid", "parallel-n"),
-                ("data-act", "parallel-n"),
+                ("data-act", Act::ParallelN.name()),
                 ("aria-label", ui.parallel_count),
             ],
         );
         h.close("label");
-        button(&mut h, "parallel", "btn-parallel-retries", "", "");
+        button(&mut h, Act::Parallel, "btn-parallel-retries", "", "");
         h.close("span");
     }
     for n in nodes.iter().filter(|n| n.can_crash()) {
@@ -274,14 +225,14 @@ pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
             "button",
             &[
                 ("type", "button"),
-                ("data-act", "crash"),
+                ("data-act", Act::Crash.name()),
                 ("data-node", &slug),
             ],
             "",
         );
     }
-    button(&mut h, "h1", "btn-advance-1h", "", ui.advance_1h);
-    button(&mut h, "h25", "btn-advance-25h", "", ui.advance_25h);
+    button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h);
+    button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h);
     h.close("fieldset");
     h.finish()
 }
@@ -319,7 +270,7 @@ pub fn switches(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
                 &[
                     ("type", "checkbox"),
                     ("data-testid", &testid),
-                    ("data-act", "toggle"),
+                    ("data-act", Act::Toggle.name()),
                     ("data-toggle", t.id()),
                 ],
             );
@@ -368,10 +319,10 @@ pub fn patch(lab: Lab) {
     let ui = lab.ui();
     Effect::new(move |_| {
         let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
-        disable("[data-act=back]", k == 0);
-        disable("[data-act=step]", k >= n);
-        disable("[data-act=end]", k >= n);
-        if let Some(b) = find("[data-act=play]") {
+        disable(Act::Back.selector(), k == 0);
+        disable(Act::Step.selector(), k >= n);
+        disable(Act::End.selector(), k >= n);
+        if let Some(b) = find(Act::Play.selector()) {
             let (label, text) = if playing {
                 (ui.pause, format!("❚❚ {}", ui.pause))
             } else {
@@ -385,7 +336,7 @@ pub fn patch(lab: Lab) {
             set_text(&c, &format!("{k} / {n}"));
         }
         if let Some(s) =
-            find("[data-act=scrub]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            find(Act::Scrub.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
         {
             set(&s, "max", &n.to_string());
             s.set_value(&k.to_string());
@@ -395,13 +346,13 @@ pub fn patch(lab: Lab) {
                 s.set_value(v);
             }
         };
-        select("[data-act=speed]", speed_text(lab.speed.get()));
+        select(Act::Speed.selector(), speed_text(lab.speed.get()));
         let p = lab.parallel_n.get();
-        if let Some(b) = find("[data-act=parallel]") {
+        if let Some(b) = find(Act::Parallel.selector()) {
             set_text(&b, &fill(ui.parallel_n_retries, &[&p.to_string()]));
         }
         if let Some(i) =
-            find("[data-act=parallel-n]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            find(Act::ParallelN.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
         {
             if i.value() != p.to_string() {
                 i.set_value(&p.to_string());
@@ -411,7 +362,11 @@ pub fn patch(lab: Lab) {
         let nodes = lab.run.with(|r| r.scenario.nodes());
         lab.world.with(|w| {
             for n in nodes.into_iter().filter(|n| n.can_crash()) {
-                let Some(b) = find(&format!("[data-act=crash][data-node={}]", n.slug())) else {
+                let Some(b) = find(&format!(
+                    "{}[data-node={}]",
+                    Act::Crash.selector(),
+                    n.slug()
+                )) else {
                     continue;
                 };
                 let up = w.is_up(n);
@@ -435,136 +390,109 @@ pub fn patch(lab: Lab) {
     });
 }
 
-/// Handles an event on a control; `false` if the target is not one.
-pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    let Some(el) = super::closest(e, "[data-act]") else {
-        return false;
-    };
-    let act = el.get_attribute("data-act").unwrap_or_default();
-    if act != "dismiss" {
-        near(match act.as_str() {
-            "copy" | "scenario" => Near::Head,
-            "ack" | "parallel" | "parallel-n" | "crash" | "h1" | "h25" => Near::Faults,
-            "toggle" => Near::Switches,
-            "lang" => Near::Top,
-            "clear" | "predict" | "continue" | "check" => Near::Text,
-            _ => Near::Play,
+/// Crashes the button's node, or restarts it if it is down.
+pub fn crash(lab: Lab, el: &Element) {
+    let node = el
+        .get_attribute("data-node")
+        .and_then(|s| NodeId::from_slug(&s));
+    if let Some(n) = node {
+        let up = lab.world.with_untracked(|w| w.is_up(n));
+        lab.command(if up {
+            Command::Crash(n)
+        } else {
+            Command::Restart(n)
         });
     }
-    let value = || {
-        el.dyn_ref::<HtmlInputElement>()
-            .map(|i| i.value())
-            .or_else(|| el.dyn_ref::<HtmlSelectElement>().map(|s| s.value()))
-            .unwrap_or_default()
-    };
-    match (e.type_().as_str(), act.as_str()) {
-        ("click", "back") => lab.step_back(),
-        ("click", "play") => lab.toggle_play(),
-        ("click", "step") => {
-            lab.playing.set(false);
-            lab.step_forward();
+}
+
+/// The value of a control: an input's or a select's.
+fn value(el: &Element) -> String {
+    el.dyn_ref::<HtmlInputElement>()
+        .map(|i| i.value())
+        .or_else(|| el.dyn_ref::<HtmlSelectElement>().map(|s| s.value()))
+        .unwrap_or_default()
+}
+
+/// The picker chose a scenario.
+pub fn pick_scenario(lab: Lab, el: &Element) {
+    if let Some(id) = ScenarioId::parse(&value(el)) {
+        let focused = document().active_element().is_some_and(|a| a == *el);
+        lab.open(id, 0);
+        // The picker is written anew with the lab: keep a reader who used it on it.
+        if focused {
+            super::lesson::focus_later(Act::Scenario.selector());
         }
-        ("click", "end") => lab.to_end(),
-        ("click", "restart") => lab.restart(),
-        ("click", "ack") => lab.command(Command::LoseNextResponse),
-        ("click", "parallel") => {
-            lab.command(Command::ParallelRetries(lab.parallel_n.get_untracked()))
-        }
-        ("click", "crash") => {
-            let node = el
-                .get_attribute("data-node")
-                .and_then(|s| NodeId::from_slug(&s));
-            if let Some(n) = node {
-                let up = lab.world.with_untracked(|w| w.is_up(n));
-                lab.command(if up {
-                    Command::Crash(n)
-                } else {
-                    Command::Restart(n)
-                });
-            }
-        }
-        ("click", "h1") => lab.command(Command::AdvanceClock(Millis::HOUR)),
-        ("click", "h25") => lab.command(Command::AdvanceClock(Millis::hours(25))),
-        ("click", "copy") => copy_link(lab),
-        ("click", "lang") => {
-            if let Some(l) = el.get_attribute("data-lang").and_then(|v| Lang::parse(&v)) {
-                super::lesson::switch(lab, l);
-            }
-        }
-        ("click", "dismiss") => {
-            share_link(true);
-            lab.notices.set(Vec::new());
-        }
-        ("change", "scenario") => {
-            let v = value();
-            if let Some(id) = ScenarioId::parse(&v) {
-                let focused = document().active_element().is_some_and(|a| a == el);
-                lab.open(id, 0);
-                // The picker is written anew with the lab: keep a reader who used it on it.
-                if focused {
-                    super::lesson::focus_later("[data-act=scenario]");
-                }
-            }
-        }
-        ("change", "speed") => {
-            if let Some(s) = speed_factor(&value()) {
-                lab.speed.set(s);
-            }
-        }
-        // The button's label follows the field as the reader types a valid count.
-        ("input", "parallel-n") => match value().parse::<u32>() {
-            Ok(n) if (2..=10).contains(&n) => lab.parallel_n.set(n),
-            _ => {}
-        },
-        // On leaving the field, a count out of range is brought into it, and said so.
-        ("change", "parallel-n") => {
-            let typed = value();
-            let n = typed.parse::<u32>().unwrap_or(3).clamp(2, 10);
-            lab.parallel_n.set(n);
-            if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
-                i.set_value(&n.to_string());
-            }
-            if typed != n.to_string() {
-                let ui = lab.ui();
-                let msg = fill(ui.parallel_range, &[&echo(&typed), &n.to_string()]);
-                lab.notices.update(|v| v.push(msg));
-            }
-        }
-        ("click", "try") => {
-            if let Some(l) = document().get_element_by_id("lab") {
-                l.scroll_into_view();
-            }
-            if !lab.playing.get_untracked() {
-                lab.toggle_play();
-            }
-            super::lesson::focus_later("[data-act=play]");
-        }
-        ("change", "toggle") => {
-            let t = el
-                .get_attribute("data-toggle")
-                .and_then(|v| Toggle::from_id(&v));
-            let on = el
-                .dyn_ref::<HtmlInputElement>()
-                .is_some_and(|i| i.checked());
-            if let Some(t) = t {
-                lab.set_toggle(t, on);
-            }
-        }
-        ("input", "scrub") => {
-            if let Ok(k) = value().parse::<usize>() {
-                lab.playing.set(false);
-                lab.go(k);
-            }
-        }
-        _ => return false,
     }
-    true
+}
+
+pub fn speed(lab: Lab, el: &Element) {
+    if let Some(s) = speed_factor(&value(el)) {
+        lab.speed.set(s);
+    }
+}
+
+/// The button's label follows the field as the reader types a valid count.
+pub fn parallel_typed(lab: Lab, el: &Element) {
+    match value(el).parse::<u32>() {
+        Ok(n) if Command::PARALLEL.contains(&n) => lab.parallel_n.set(n),
+        _ => {}
+    }
+}
+
+/// On leaving the field, a count out of range is brought into it, and said so.
+pub fn parallel_left(lab: Lab, el: &Element) {
+    let typed = value(el);
+    let n = typed
+        .parse::<u32>()
+        .unwrap_or(3)
+        .clamp(*Command::PARALLEL.start(), *Command::PARALLEL.end());
+    lab.parallel_n.set(n);
+    if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
+        i.set_value(&n.to_string());
+    }
+    if typed != n.to_string() {
+        let ui = lab.ui();
+        let msg = fill(ui.parallel_range, &[&echo(&typed), &n.to_string()]);
+        lab.notices.update(|v| v.push(msg));
+    }
+}
+
+/// The first screen's button: the lab into view, playing.
+pub fn try_lab(lab: Lab) {
+    if let Some(l) = document().get_element_by_id("lab") {
+        l.scroll_into_view();
+    }
+    if !lab.playing.get_untracked() {
+        lab.toggle_play();
+    }
+    super::lesson::focus_later(Act::Play.selector());
+}
+
+/// A switch of the scenario flipped.
+pub fn toggle(lab: Lab, el: &Element) {
+    let t = el
+        .get_attribute("data-toggle")
+        .and_then(|v| Toggle::from_id(&v));
+    let on = el
+        .dyn_ref::<HtmlInputElement>()
+        .is_some_and(|i| i.checked());
+    if let Some(t) = t {
+        lab.set_toggle(t, on);
+    }
+}
+
+/// The timeline moved.
+pub fn scrub(lab: Lab, el: &Element) {
+    if let Ok(k) = value(el).parse::<usize>() {
+        lab.playing.set(false);
+        lab.go(k);
+    }
 }
 
 /// Copies the page's address (kept in step with the state) to the clipboard. Where
 /// the page may not (inside a frame, or when the browser refuses), the notice offers
 /// the link in a selected field to copy by hand.
-fn copy_link(lab: Lab) {
+pub fn copy_link(lab: Lab) {
     use wasm_bindgen::closure::Closure;
     let ui = lab.ui();
     let href = window().location().href().unwrap_or_default();
@@ -674,32 +602,6 @@ pub fn share_link(clear: bool) -> Option<String> {
     })
 }
 
-/// A toggle's name in the reader's language.
-pub fn toggle_label(ui: &Ui, t: Toggle, scenario: Option<ScenarioId>) -> &'static str {
-    match t {
-        Toggle::UniqueConstraint if scenario == Some(ScenarioId::CounterIncrement) => {
-            ui.def_unique_op_id
-        }
-        Toggle::IdempotencyKey => ui.def_idempotency_key,
-        Toggle::UniqueConstraint => ui.def_unique_constraint,
-        Toggle::AtomicClaim => ui.def_atomic_claim,
-        Toggle::Fingerprint => ui.def_fingerprint,
-        Toggle::SameTransaction => ui.def_key_in_tx,
-        Toggle::KeyToProcessor => ui.def_key_to_processor,
-        Toggle::SharedStore => ui.def_shared_store,
-        Toggle::LongTtl => ui.def_long_ttl,
-        Toggle::VersionCheck => ui.def_version_check,
-        Toggle::OpDedup => ui.def_op_id_dedup,
-        Toggle::RowCountCheck => ui.def_row_count,
-        Toggle::ConsumerDedup => ui.def_processed_messages,
-        Toggle::IdempotentProducer => ui.def_idempotent_producer,
-        Toggle::NewKeyPerRetry => ui.def_new_key_bug,
-        Toggle::OtherWriter => ui.var_other_writer,
-        Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
-        Toggle::ShortDeadline => ui.var_short_deadline,
-    }
-}
-
 /// Shows a step count like "Step 3 of 9" for screen readers.
 pub fn step_of(ui: &Ui, k: usize, n: usize) -> String {
     fill(ui.step_of, &[&k.to_string(), &n.to_string()])
@@ -739,10 +641,5 @@ mod tests {
             head.starts_with("<div class=\"lab__head\"><h2 id=\"lab-title\""),
             "{head}"
         );
-        let page = &crate::lesson::lesson(Lang::En).page;
-        assert!(
-            page_header(ui, page, Lang::En).contains("<h1>Idempotency Lab</h1><div class=\"lang\"")
-        );
-        assert!(lang_switch(page, Lang::Ru).contains("data-lang=\"ru\" aria-pressed=\"true\""));
     }
 }

@@ -13,6 +13,7 @@
 //! (`data-mark`, `Lab::mark`). Cancel terminates the worker; the lab never
 //! waits for it.
 
+use super::act::Act;
 use super::state::Lab;
 use crate::html::Html;
 use crate::lesson::Ui;
@@ -27,7 +28,7 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 thread_local! {
     /// The running search's worker.
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
-    /// The page's one delegated listener (`ui::lesson::listen`), which also hears the worker.
+    /// The page's one delegated listener (`ui::listen`), which also hears the worker.
     pub static LISTENER: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
 
@@ -46,7 +47,7 @@ pub fn panel(ui: &Ui) -> String {
         &[
             ("type", "button"),
             ("class", "primary"),
-            ("data-act", "explore"),
+            ("data-act", Act::Explore.name()),
             ("data-testid", "btn-explore"),
         ],
         ui.explore,
@@ -68,7 +69,7 @@ pub fn panel(ui: &Ui) -> String {
         "button",
         &[
             ("type", "button"),
-            ("data-act", "xcancel"),
+            ("data-act", Act::XCancel.name()),
             ("data-testid", "explore-cancel"),
             ("disabled", ""),
         ],
@@ -104,55 +105,37 @@ pub fn stop() -> bool {
     if let Some(w) = &w {
         w.terminate();
     }
-    if let Some(b) = find("[data-act=xcancel]") {
+    if let Some(b) = find(Act::XCancel.selector()) {
         let _ = b.set_attribute("disabled", "");
     }
     w.is_some()
 }
 
-/// Handles the panel's events and the worker's messages; `false` if not one.
-pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    if e.type_() == "message" {
-        let m = e.unchecked_ref::<MessageEvent>();
-        let current = WORKER.with(|w| {
-            w.borrow()
-                .as_ref()
-                .is_some_and(|w| e.target().as_ref() == Some(w.as_ref()))
-        });
-        if let (true, Some(text)) = (current, m.data().as_string()) {
-            draw(&text);
-        }
-        return true;
+/// A message of the worker: its element's markup, put in place if the worker is the
+/// current one.
+pub fn message(e: &web_sys::Event) {
+    let m = e.unchecked_ref::<MessageEvent>();
+    let current = WORKER.with(|w| {
+        w.borrow()
+            .as_ref()
+            .is_some_and(|w| e.target().as_ref() == Some(w.as_ref()))
+    });
+    if let (true, Some(text)) = (current, m.data().as_string()) {
+        draw(&text);
     }
-    let Some(el) = super::closest(e, "[data-act]") else {
-        return false;
-    };
-    match (e.type_().as_str(), el.get_attribute("data-act").as_deref()) {
-        ("click", Some("explore")) => start(lab),
-        ("click", Some("xcancel")) => {
-            if stop() {
-                if let Some(p) = find("#xp") {
-                    p.set_text_content(Some(lab.ui().explore_cancelled));
-                }
-            }
+}
+
+/// Cancel: the search ends, and the panel says so.
+pub fn cancel(lab: Lab) {
+    if stop() {
+        if let Some(p) = find("#xp") {
+            p.set_text_content(Some(lab.ui().explore_cancelled));
         }
-        ("click", Some("xshow")) => {
-            // A modified click (new tab or window) follows the link's href instead.
-            let plain = e.dyn_ref::<web_sys::MouseEvent>().is_some_and(|m| {
-                !(m.ctrl_key() || m.meta_key() || m.shift_key() || m.button() != 0)
-            });
-            if plain {
-                e.prevent_default();
-                show(lab, &el);
-            }
-        }
-        _ => return false,
     }
-    true
 }
 
 /// Starts a search from the reader's step, with their toggles and commands.
-fn start(lab: Lab) {
+pub fn start(lab: Lab) {
     stop();
     let bound = |name: &str| {
         find(&format!("[data-bound={name}]"))
@@ -187,7 +170,7 @@ fn start(lab: Lab) {
     if let Some(r) = find("[data-testid=explore-result]") {
         let _ = r.set_attribute("data-done", "0");
     }
-    if let Some(b) = find("[data-act=xcancel]") {
+    if let Some(b) = find(Act::XCancel.selector()) {
         let _ = b.remove_attribute("disabled");
     }
 }
@@ -209,7 +192,7 @@ fn draw(text: &str) {
 }
 
 /// Opens an outcome's or a cell's run (a link of the page) in the lab, with its notice.
-fn show(lab: Lab, a: &Element) {
+pub fn show(lab: Lab, a: &Element) {
     let href = a.get_attribute("href").unwrap_or_default();
     let (p, _) = Params::parse(&href, lab.seed);
     if p.scenario != lab.scenario.get_untracked() {
@@ -225,5 +208,5 @@ fn show(lab: Lab, a: &Element) {
     if let Some(el) = document().get_element_by_id("lab") {
         el.scroll_into_view();
     }
-    super::lesson::focus_later("[data-act=play]");
+    super::lesson::focus_later(Act::Play.selector());
 }

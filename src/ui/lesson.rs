@@ -10,11 +10,11 @@
 //! from the core's trace.
 //!
 //! Size matters here (the page has a 200 KB budget), so every part is one piece of
-//! markup ([`Part`], rendered by pure functions) and the page has one delegated
-//! listener per event type, dispatching on the target's `data-act` attribute
-//! ([`listen`]), instead of a typed view and a closure per control.
+//! markup ([`Part`], rendered by pure functions), and its controls are handled by
+//! the page's one delegated listener ([`super::listen`]), which calls the functions
+//! here, instead of a typed view and a closure per control.
 
-use super::closest;
+use super::act::Act;
 use super::state::Lab;
 use crate::fixit;
 use crate::html::Html;
@@ -25,7 +25,6 @@ use crate::narrate::fill;
 use crate::progress::{Progress, STORAGE_KEY};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlElement, HtmlInputElement};
@@ -55,8 +54,7 @@ pub struct Learn {
 }
 
 impl Learn {
-    /// Reads the stored progress, starts fetching the text the lab shows and
-    /// installs the page's delegated listeners. `to_lab`: the link points at the
+    /// Reads the stored progress and starts fetching the text the lab shows. `to_lab`: the link points at the
     /// lab, so the page scrolls to it once the lab is drawn.
     pub fn new(lab: Lab, to_lab: bool) -> Learn {
         let storage = window().local_storage().ok().flatten();
@@ -138,7 +136,6 @@ impl Learn {
                 }
             });
         }
-        listen(lab, learn);
         learn
     }
 
@@ -244,125 +241,47 @@ pub fn focus_later(selector: &'static str) {
     });
 }
 
-/// The page's one delegated listener: the topology's messages, the sequence
-/// diagram, the controls' and the lesson's markup, the keyboard and the window's
-/// width. One handler for every event type (one closure is smaller than a typed one
-/// per type and element), living as long as the page.
-fn listen(lab: Lab, learn: Learn) {
-    let handler =
-        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
-    for kind in [
-        "click",
-        "change",
-        "input",
-        "submit",
-        "keydown",
-        "resize",
-        "storage",
-        crate::crash::PANIC_EVENT,
-    ] {
-        let _ = window().add_event_listener_with_callback(kind, handler.as_ref().unchecked_ref());
+/// Continue: the question is gone, and a run it paused plays on.
+pub fn go_on(lab: Lab, learn: Learn) {
+    learn.ask.set(Ask::Done);
+    if learn.paused.get_untracked() {
+        learn.paused.set(false);
+        lab.playing.set(true);
     }
-    // The Explore panel's worker speaks to the same listener.
-    super::explore::LISTENER
-        .with(|l| *l.borrow_mut() = Some(handler.as_ref().clone().unchecked_into()));
-    handler.forget();
+    // The question is gone; the reader goes on from Play.
+    focus_later(Act::Play.selector());
 }
 
-fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
-    if super::topology::on_event(lab, e)
-        || super::panes::on_event(lab, e)
-        || super::controls::on_event(lab, e)
-        || super::explore::on_event(lab, e)
+/// Clears the progress (the predict setting stays).
+pub fn clear(lab: Lab, learn: Learn) {
+    learn.progress.update(|p| *p = p.cleared());
+    let done = lab.ui().progress_cleared.to_string();
+    lab.notices.update(|n| n.push(done));
+    focus_later(Act::Clear.selector());
+}
+
+/// The predict switch: pause at the decisive step and ask, or not.
+pub fn set_predict(learn: Learn, on: bool) {
+    learn.progress.update(|p| p.predict = on);
+    focus_later(Act::Predict.selector());
+}
+
+/// Another tab saved its progress: take it, so this tab does not write over it.
+pub fn storage(learn: Learn, e: &web_sys::Event) {
+    if let Some(s) = e
+        .dyn_ref::<web_sys::StorageEvent>()
+        .filter(|s| s.key().as_deref() == Some(STORAGE_KEY))
     {
-        return;
-    }
-    match e.type_().as_str() {
-        "click" => {
-            if let Some(a) = closest(e, "[data-scenario]") {
-                // A modified click (new tab or window) follows the link's href instead.
-                let plain = e.dyn_ref::<web_sys::MouseEvent>().is_some_and(|m| {
-                    !(m.ctrl_key() || m.meta_key() || m.shift_key() || m.button() != 0)
-                });
-                if plain {
-                    e.prevent_default();
-                    open_link(lab, &a);
-                }
-                return;
-            }
-            match closest(e, "[data-act]")
-                .and_then(|b| b.get_attribute("data-act"))
-                .as_deref()
-            {
-                Some("continue") => {
-                    learn.ask.set(Ask::Done);
-                    if learn.paused.get_untracked() {
-                        learn.paused.set(false);
-                        lab.playing.set(true);
-                    }
-                    // The question is gone; the reader goes on from Play.
-                    focus_later("[data-act=play]");
-                }
-                Some("clear") => {
-                    learn.progress.update(|p| *p = p.cleared());
-                    let done = lab.ui().progress_cleared.to_string();
-                    lab.notices.update(|n| n.push(done));
-                    focus_later("[data-act=clear]");
-                }
-                _ => {}
-            }
+        let p = Progress::parse(&s.new_value().unwrap_or_default());
+        if learn.progress.with_untracked(|old| *old != p) {
+            learn.progress.set(p);
         }
-        "change" => {
-            if let Some(input) = closest(e, "input[data-act=predict]")
-                .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
-            {
-                learn.progress.update(|p| p.predict = input.checked());
-                focus_later("[data-act=predict]");
-            } else if let Some(input) = closest(e, "input[data-act=future]")
-                .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
-            {
-                lab.future.set(input.checked());
-            }
-        }
-        "input" => {
-            if let Some(form) = closest(e, "form[data-calc]") {
-                recalc(lab.lang.get_untracked(), &form);
-            }
-        }
-        "keydown" => {
-            if let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() {
-                crate::app::on_key(lab, k);
-            }
-        }
-        "resize" => lab.tall.set(crate::app::is_narrow()),
-        // The end-to-end test of the failure box (see `crate::crash`).
-        crate::crash::PANIC_EVENT => panic!("{}", crate::crash::PANIC_EVENT),
-        // Another tab saved its progress: take it, so this tab does not write over it.
-        "storage" => {
-            if let Some(s) = e
-                .dyn_ref::<web_sys::StorageEvent>()
-                .filter(|s| s.key().as_deref() == Some(STORAGE_KEY))
-            {
-                let p = Progress::parse(&s.new_value().unwrap_or_default());
-                if learn.progress.with_untracked(|old| *old != p) {
-                    learn.progress.set(p);
-                }
-            }
-        }
-        "submit" => {
-            // No form of the page goes to a server.
-            e.prevent_default();
-            if let Some(form) = closest(e, "form[data-act=check]") {
-                check(lab, learn, &form);
-            }
-        }
-        _ => {}
     }
 }
 
 /// Opens a scenario link's scenario in the lab, at its decisive step
 /// (`data-at="start"`: at the start), and brings the lab into view.
-fn open_link(lab: Lab, a: &Element) {
+pub fn open_link(lab: Lab, a: &Element) {
     let want = a.get_attribute("data-scenario").unwrap_or_default();
     let Some(id) = ScenarioId::parse(&want) else {
         return;
@@ -380,7 +299,7 @@ fn open_link(lab: Lab, a: &Element) {
 }
 
 /// Records the reader's answer to the open question and reveals the right one.
-fn check(lab: Lab, learn: Learn, form: &Element) {
+pub fn check(lab: Lab, learn: Learn, form: &Element) {
     let id = lab.scenario.get_untracked();
     let text = learn.part(id, "q").unwrap_or_default();
     if let Some(q) = Question::parse(&text).filter(|q| q.fix) {
@@ -413,7 +332,7 @@ fn check(lab: Lab, learn: Learn, form: &Element) {
         let verdict = if right { ui.correct } else { ui.not_quite };
         live.set_inner_html(&format!("{verdict}. {}", q.explain));
     }
-    focus_later("[data-act=continue]");
+    focus_later(Act::Continue.selector());
 }
 
 /// Judges a fix-it answer: the defences the reader has switched on in the lab, whose
@@ -434,7 +353,7 @@ fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
         let ui = lab.ui();
         live.set_text_content(Some(if right { ui.correct } else { ui.not_quite }));
     }
-    focus_later("[data-act=continue]");
+    focus_later(Act::Continue.selector());
 }
 
 /// Judges the defences in `mask` (a bit per defence the scenario offers, on in the
@@ -458,7 +377,7 @@ fn fix_verdict(lab: Lab, mask: usize, smallest: usize) -> (bool, String) {
 }
 
 /// Recomputes the ADR calculator after an edit of one of its inputs.
-fn recalc(lang: Lang, form: &Element) {
+pub fn recalc(lang: Lang, form: &Element) {
     let find = |sel: String| form.query_selector(&sel).ok().flatten();
     let mut values = [f64::NAN; 5];
     for (v, name) in values.iter_mut().zip(INPUT_NAMES) {
@@ -595,9 +514,9 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
         return String::new();
     };
     let mut h = String::with_capacity(1024);
-    h.push_str(
-        "<form class=\"predict\" data-testid=\"predict\" data-act=\"check\"><fieldset><legend>",
-    );
+    h.push_str("<form class=\"predict\" data-testid=\"predict\" data-act=\"");
+    h.push_str(Act::Check.name());
+    h.push_str("\"><fieldset><legend>");
     h.push_str(if q.fix {
         ui.fix_title
     } else {
@@ -629,7 +548,8 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
         ));
     }
     h.push_str(&format!(
-        "<button type=\"button\" data-act=\"continue\" data-testid=\"predict-continue\">{}</button></div>",
+        "<button type=\"button\" data-act=\"{}\" data-testid=\"predict-continue\">{}</button></div>",
+        Act::Continue.name(),
         ui.continue_run
     ));
     if answered.is_none() {
@@ -677,7 +597,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
         "input",
         &[
             ("type", "checkbox"),
-            ("data-act", "predict"),
+            ("data-act", Act::Predict.name()),
             ("data-testid", "predict-toggle"),
             (if p.predict { "checked" } else { "" }, ""),
         ],
@@ -723,7 +643,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
         "button",
         &[
             ("type", "button"),
-            ("data-act", "clear"),
+            ("data-act", Act::Clear.name()),
             ("data-testid", "clear-progress"),
         ],
         ui.clear_progress,

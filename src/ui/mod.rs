@@ -1,8 +1,10 @@
 //! The lab's components. Each reads the [`state::Lab`] from context.
 
+pub mod act;
 pub mod controls;
 pub mod explore;
 pub mod lesson;
+pub mod listen;
 pub mod panes;
 pub mod state;
 pub mod topology;

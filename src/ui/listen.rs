@@ -1,0 +1,294 @@
+//! The page's **one** event listener. Controls are markup with a `data-act`
+//! ([`Act`]); this module parses the event's type and the action once, and hands
+//! each to the module that owns it: the topology's messages, the sequence
+//! diagram's arrows, the controls, the Explore panel, the lesson, the keyboard.
+//! One closure for all of it keeps the module small: a typed Leptos event handler
+//! costs ~1 KB of wasm each. It imports the UI's modules; none imports it back but
+//! `app`, which installs it.
+
+use super::act::Act;
+use super::controls::{self, Near};
+use super::lesson::{self, Learn};
+use super::state::Lab;
+use super::{closest, explore, panes, topology};
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Below this width the lab is laid out for a phone (the topology in portrait).
+const NARROW_PX: f64 = 700.0;
+
+/// The event types the listener takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Ev {
+    Click,
+    Change,
+    Input,
+    Submit,
+    Keydown,
+    Resize,
+    /// Another tab saved the progress.
+    Storage,
+    /// The explorer's worker posted a result.
+    Message,
+    /// The end-to-end test of the failure box (see `crate::crash`).
+    Panic,
+}
+
+impl Ev {
+    /// The types the window listens to (the worker's `message` comes through
+    /// [`explore::LISTENER`]).
+    const WINDOW: [Ev; 8] = [
+        Ev::Click,
+        Ev::Change,
+        Ev::Input,
+        Ev::Submit,
+        Ev::Keydown,
+        Ev::Resize,
+        Ev::Storage,
+        Ev::Panic,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Ev::Click => "click",
+            Ev::Change => "change",
+            Ev::Input => "input",
+            Ev::Submit => "submit",
+            Ev::Keydown => "keydown",
+            Ev::Resize => "resize",
+            Ev::Storage => "storage",
+            Ev::Message => "message",
+            Ev::Panic => crate::crash::PANIC_EVENT,
+        }
+    }
+
+    fn of(e: &web_sys::Event) -> Option<Ev> {
+        let t = e.type_();
+        Ev::WINDOW
+            .into_iter()
+            .chain([Ev::Message])
+            .find(|k| k.name() == t)
+    }
+}
+
+/// Installs the listener on the window, for the page's life.
+pub fn install(lab: Lab, learn: Learn) {
+    let handler =
+        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| on_event(lab, learn, &e));
+    for ev in Ev::WINDOW {
+        let _ =
+            window().add_event_listener_with_callback(ev.name(), handler.as_ref().unchecked_ref());
+    }
+    // The Explore panel's worker speaks to the same listener.
+    explore::LISTENER.with(|l| *l.borrow_mut() = Some(handler.as_ref().clone().unchecked_into()));
+    handler.forget();
+}
+
+fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
+    let Some(ev) = Ev::of(e) else { return };
+    match ev {
+        Ev::Message => return explore::message(e),
+        Ev::Resize => return lab.tall.set(is_narrow()),
+        Ev::Storage => return lesson::storage(learn, e),
+        Ev::Panic => panic!("{}", crate::crash::PANIC_EVENT),
+        // No form of the page goes to a server.
+        Ev::Submit => e.prevent_default(),
+        _ => {}
+    }
+    if matches!(ev, Ev::Click | Ev::Keydown)
+        && (topology::on_event(lab, e) || panes::on_event(lab, e))
+    {
+        return;
+    }
+    if ev == Ev::Click {
+        if let Some(a) = closest(e, "[data-scenario]") {
+            if plain_click(e) {
+                e.prevent_default();
+                lesson::open_link(lab, &a);
+            }
+            return;
+        }
+    }
+    let target = closest(e, "[data-act]").and_then(|el| {
+        let act = Act::parse(&el.get_attribute("data-act")?)?;
+        Some((act, el))
+    });
+    if let Some((act, el)) = target {
+        if act != Act::Dismiss {
+            controls::near(near(act));
+        }
+        if on_act(lab, learn, ev, act, &el, e) {
+            return;
+        }
+    }
+    match ev {
+        Ev::Input => {
+            if let Some(form) = closest(e, "form[data-calc]") {
+                lesson::recalc(lab.lang.get_untracked(), &form);
+            }
+        }
+        Ev::Keydown => {
+            if let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() {
+                on_key(lab, k);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where the notices go after a control of `act` is used.
+fn near(act: Act) -> Near {
+    use Act::*;
+    match act {
+        Copy | Scenario => Near::Head,
+        Ack | Parallel | ParallelN | Crash | H1 | H25 => Near::Faults,
+        Toggle => Near::Switches,
+        Lang => Near::Top,
+        Clear | Predict | Continue | Check => Near::Text,
+        _ => Near::Play,
+    }
+}
+
+/// Does what control `el` (of action `act`) asks on `ev`; `false` if nothing.
+fn on_act(
+    lab: Lab,
+    learn: Learn,
+    ev: Ev,
+    act: Act,
+    el: &web_sys::Element,
+    e: &web_sys::Event,
+) -> bool {
+    use Act::*;
+    match (ev, act) {
+        (Ev::Click, Back) => lab.step_back(),
+        (Ev::Click, Play) => lab.toggle_play(),
+        (Ev::Click, Step) => {
+            lab.playing.set(false);
+            lab.step_forward();
+        }
+        (Ev::Click, End) => lab.to_end(),
+        (Ev::Click, Restart) => lab.restart(),
+        (Ev::Click, Ack) => lab.command(idem_sim::Command::LoseNextResponse),
+        (Ev::Click, Parallel) => lab.command(idem_sim::Command::ParallelRetries(
+            lab.parallel_n.get_untracked(),
+        )),
+        (Ev::Click, Crash) => controls::crash(lab, el),
+        (Ev::Click, H1) => lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::HOUR)),
+        (Ev::Click, H25) => {
+            lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::hours(25)))
+        }
+        (Ev::Click, Copy) => controls::copy_link(lab),
+        (Ev::Click, Lang) => {
+            if let Some(l) = el
+                .get_attribute("data-lang")
+                .and_then(|v| crate::lesson::Lang::parse(&v))
+            {
+                lesson::switch(lab, l);
+            }
+        }
+        (Ev::Click, Dismiss) => {
+            controls::share_link(true);
+            lab.notices.set(Vec::new());
+        }
+        (Ev::Click, Try) => controls::try_lab(lab),
+        (Ev::Change, Scenario) => controls::pick_scenario(lab, el),
+        (Ev::Change, Speed) => controls::speed(lab, el),
+        (Ev::Input, ParallelN) => controls::parallel_typed(lab, el),
+        (Ev::Change, ParallelN) => controls::parallel_left(lab, el),
+        (Ev::Change, Toggle) => controls::toggle(lab, el),
+        (Ev::Input, Scrub) => controls::scrub(lab, el),
+        (Ev::Change, Future) => lab.future.set(checked(el)),
+        (Ev::Click, Explore) => explore::start(lab),
+        (Ev::Click, XCancel) => explore::cancel(lab),
+        (Ev::Click, XShow) => {
+            if plain_click(e) {
+                e.prevent_default();
+                explore::show(lab, el);
+            }
+        }
+        (Ev::Submit, Check) => lesson::check(lab, learn, el),
+        (Ev::Click, Continue) => lesson::go_on(lab, learn),
+        (Ev::Click, Clear) => lesson::clear(lab, learn),
+        (Ev::Change, Predict) => lesson::set_predict(learn, checked(el)),
+        _ => return false,
+    }
+    true
+}
+
+/// A checkbox's state.
+fn checked(el: &web_sys::Element) -> bool {
+    el.dyn_ref::<web_sys::HtmlInputElement>()
+        .is_some_and(|i| i.checked())
+}
+
+/// A click with no modifier: a modified one (new tab or window) follows the link's href.
+fn plain_click(e: &web_sys::Event) -> bool {
+    e.dyn_ref::<web_sys::MouseEvent>()
+        .is_some_and(|m| !(m.ctrl_key() || m.meta_key() || m.shift_key() || m.button() != 0))
+}
+
+/// The keyboard (Space, ←, →): only from inside the lab, or from the page while the lab
+/// is on screen, so Space still scrolls the prose; never from a link or a form control.
+fn on_key(lab: Lab, e: &web_sys::KeyboardEvent) {
+    let target = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    let tag = target
+        .as_ref()
+        .map(|el| el.tag_name().to_ascii_lowercase())
+        .unwrap_or_default();
+    // A focused scrollable region (a listing, a wide table, the sequence diagram) scrolls
+    // with the keys, as it would anywhere else.
+    let region = target
+        .as_ref()
+        .is_some_and(|t| t.closest("[role=region]").ok().flatten().is_some());
+    let native = region
+        || matches!(tag.as_str(), "input" | "select" | "textarea" | "a")
+        || (tag == "button" && e.key() == " ")
+        || e.alt_key()
+        || e.ctrl_key()
+        || e.meta_key();
+    let in_lab = target.is_some_and(|t| t.closest("#lab").ok().flatten().is_some());
+    if native || !(in_lab || lab_on_screen()) {
+        return;
+    }
+    match e.key().as_str() {
+        " " => {
+            e.prevent_default();
+            lab.toggle_play();
+        }
+        "ArrowRight" => {
+            e.prevent_default();
+            lab.playing.set(false);
+            lab.step_forward();
+        }
+        "ArrowLeft" => {
+            e.prevent_default();
+            lab.step_back();
+        }
+        _ => {}
+    }
+}
+
+/// Whether part of the lab is inside the viewport.
+fn lab_on_screen() -> bool {
+    let height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    document().get_element_by_id("lab").is_some_and(|el| {
+        let r = el.get_bounding_client_rect();
+        r.top() < height && r.bottom() > 0.0
+    })
+}
+
+/// Whether the window is as narrow as a phone's.
+pub fn is_narrow() -> bool {
+    window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w < NARROW_PX)
+}
