@@ -111,6 +111,52 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
     });
   });
 
+  test('two sets of defences side by side: Redis after commit against the key in the transaction and at the processor (ru, 360 px, keyboard)', async () => {
+    await env.withLab(
+      q({ lang: 'ru', scenario: 'crash-after-charge' }),
+      async (lab) => {
+        const compare = lab.byId('compare');
+        assert.equal(await compare.innerHTML(), '', 'nothing compared at first');
+        // The other side's defences are all on at first: the key in the ledger's
+        // transaction and the key passed to the processor, against the lab's none.
+        assert.equal(await lab.byId('compare-same-transaction').isChecked(), true);
+        assert.equal(await lab.byId('compare-key-to-processor').isChecked(), true);
+        await lab.byId('compare-on').focus();
+        await lab.page.keyboard.press('Space');
+        const said = lab.byId('compare-said');
+        await said.waitFor();
+        const text = await said.innerText();
+        const k = text.match(/Прогоны впервые расходятся на шаге (\d+)/);
+        assert.ok(k, text);
+        assert.equal(await said.getAttribute('data-step'), k[1]);
+        assert.match(text, /В конце — у вас: .*Списано \$200.*С этими защитами: Списано \$100/);
+        // Announced, and the step framed on both diagrams.
+        await lab.page.waitForFunction((t) => document.querySelector('#announce')?.textContent === t, text);
+        assert.equal(await lab.byId('seq-diverge').getAttribute('data-step'), k[1]);
+        assert.equal(await compare.locator('[data-b="seq-diverge"]').getAttribute('data-step'), k[1]);
+        // One cursor: both runs step together, and end two charges against one.
+        await lab.stepForward();
+        assert.equal(await compare.locator('[data-b="seq-arrow"]').count(), await lab.byId('seq-arrow').count());
+        await lab.toEnd();
+        assert.equal(await lab.text('charge-count'), '2');
+        assert.equal((await compare.locator('[data-b="charge-count"]').innerText()).trim(), '1');
+        assert.equal(await compare.locator('[data-b="node-processor"]').count(), 1, 'its own topology');
+        const wide = await lab.page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+        assert.equal(wide, false, 'no horizontal scroll at 360 px');
+        // Another set of defences: the sentence follows it.
+        await lab.byId('compare-key-to-processor').focus();
+        await lab.page.keyboard.press('Space');
+        await lab.page.waitForFunction(() => /защитами: Ключ и эффект в одной транзакции$/.test(document.querySelector('#xc h3')?.textContent ?? ''));
+        // Off: nothing compared, nothing framed.
+        await lab.byId('compare-on').press('Space');
+        await lab.page.waitForFunction(() => document.querySelector('[data-testid="compare"]')?.innerHTML === '');
+        assert.equal(await lab.byId('seq-diverge').count(), 0);
+        assert.equal(await lab.byId('compare-said').count(), 0);
+      },
+      { viewport: { width: 360, height: 800 } },
+    );
+  });
+
   test('a cancelled search leaves the lab usable; at 360 px the panel does not scroll the page sideways', async () => {
     await env.withLab(
       q({ lang: 'en', scenario: 'concurrent-duplicates' }),

@@ -131,8 +131,8 @@ fn LabGrid() -> impl IntoView {
         .run
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
     controls::patch(lab);
-    // A search of the lab this one replaces would fill its panel.
-    crate::ui::explore::stop();
+    // A search of the lab this one replaces would fill its panel; its comparison ends.
+    crate::ui::explore::reset(lab);
     let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
     // Cause and effect on one screen: the topology, playback, the faults and the
     // switches in the first column, the outcome at the top of the last (on a phone,
@@ -162,7 +162,7 @@ fn LabGrid() -> impl IntoView {
             </div>
         </div>
         <div class="lab__text">
-            <Controls html=crate::ui::explore::panel(ui)/>
+            <Controls html=crate::ui::explore::panel(ui, &offered, lab.scenario.get_untracked())/>
             <LessonPart part=Part::About/>
             <LessonPart part=Part::Progress/>
         </div>

@@ -28,6 +28,7 @@ fn request(id: &'static str, table: bool) -> Request {
         crashes: 1,
         jumps: 0,
         table,
+        cmp: None,
     }
 }
 

@@ -25,6 +25,15 @@ pub enum Reply {
     Found(Found),
     /// The truth table is filled.
     Table(Vec<Cell>),
+    /// Two sets of defences side by side: the first step where the reader's
+    /// run and the same run under the other defences differ (`None`: they are
+    /// the same), and how each ends.
+    Compared {
+        defences: Toggles,
+        step: Option<usize>,
+        mine: Outcome,
+        other: Outcome,
+    },
 }
 
 /// The reader's search, summed up.
@@ -83,7 +92,8 @@ impl Found {
 /// Transitions between two progress reports (a few tens of milliseconds).
 pub const CHUNK: usize = 20_000;
 
-/// Answers `req`, handing each reply to `post` as it is ready: progress
+/// Answers `req`, handing each reply to `post` as it is ready (a comparison,
+/// `req.cmp`, is one [`Reply::Compared`]; a search is this): progress
 /// after every `chunk` transitions, the reader's outcomes, then (if asked)
 /// the truth table. A clock jump of the reader's search is the truth table's:
 /// past the keys' TTL ([`truth::PAST_TTL`]).
@@ -91,6 +101,16 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     let s = req.scenario.scenario();
     let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
     let (run, _) = Run::replay(s.clone(), config, &req.commands);
+    if let Some(defences) = req.cmp {
+        let other = run.with_defences(defences);
+        post(&Reply::Compared {
+            defences,
+            step: run.diverges(&other),
+            mine: Outcome::of(run.end()),
+            other: Outcome::of(other.end()),
+        });
+        return;
+    }
     let step = req.step.min(run.len());
     let start = run.state_at(step);
     let before: Vec<_> = run

@@ -15,7 +15,8 @@ use crate::world::Command;
 
 /// What the page asks the worker: explore from `step` of the run of
 /// `scenario` (seed, toggles and the reader's commands), within the bound;
-/// with `table`, also fill the scenario's truth table.
+/// with `table`, also fill the scenario's truth table; with `cmp`, only
+/// compare the run with the same run under other defences.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     pub scenario: ScenarioId,
@@ -30,6 +31,9 @@ pub struct Request {
     /// Clock jumps past the keys' TTL on one path (0 or 1, `truth::PAST_TTL`).
     pub jumps: u32,
     pub table: bool,
+    /// Instead of a search: compare the run with the same run under these
+    /// defences (`Run::with_defences`), [`crate::answer::Reply::Compared`].
+    pub cmp: Option<Toggles>,
 }
 
 /// The most of each fault the panel offers: one more lost message or crash
@@ -206,6 +210,13 @@ impl Request {
         w.u(self.crashes);
         w.u(self.jumps);
         w.u(u32::from(self.table));
+        match self.cmp {
+            Some(t) => {
+                w.u(1);
+                w.toggles(t);
+            }
+            None => w.u(0),
+        }
         w.0
     }
 
@@ -222,6 +233,10 @@ impl Request {
             crashes: r.u()?.min(MAX_FAULTS),
             jumps: r.u()?.min(MAX_FAULTS),
             table: r.bool()?,
+            cmp: match r.bool()? {
+                true => Some(r.toggles()?),
+                false => None,
+            },
         };
         r.end()?;
         Some(req)
@@ -256,13 +271,16 @@ mod tests {
             crashes: 0,
             jumps: 1,
             table: true,
+            cmp: Some(Toggles::of(&[Toggle::KeyToProcessor])),
         }
     }
 
     #[test]
     fn a_request_round_trips() {
         let req = request();
-        assert_eq!(Request::decode(&req.encode()), Some(req));
+        assert_eq!(Request::decode(&req.encode()), Some(req.clone()));
+        let search = Request { cmp: None, ..req };
+        assert_eq!(Request::decode(&search.encode()), Some(search));
     }
 
     #[test]
@@ -275,7 +293,10 @@ mod tests {
         let mut longer = words.clone();
         longer.push(0);
         assert_eq!(Request::decode(&longer), None);
-        assert_eq!(Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), None);
+        assert_eq!(
+            Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            None
+        );
         assert_eq!(Request::decode(&[]), None);
     }
 
@@ -291,6 +312,7 @@ mod tests {
             crashes: 9,
             jumps: 2,
             table: false,
+            cmp: None,
         };
         let back = Request::decode(&req.encode()).expect("decodes");
         assert_eq!(

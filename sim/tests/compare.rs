@@ -81,3 +81,42 @@ fn the_other_side_keeps_the_story_and_the_commands() {
     assert_eq!(b.commands(), a.commands());
     assert_eq!(check(&a, &a.with_defences(a.config.toggles)), None);
 }
+
+#[test]
+fn the_worker_compares_two_sets_of_defences() {
+    use idem_sim::answer::{answer, Reply};
+    use idem_sim::wire::Request;
+    let s = scenario::by_id("crash-after-charge").expect("scenario");
+    let both = Toggles::of(&[Toggle::SameTransaction, Toggle::KeyToProcessor]);
+    // A comparison asks for no search (whatever the bounds and the table say).
+    let req = Request {
+        cmp: Some(both),
+        table: true,
+        losses: 1,
+        crashes: 1,
+        jumps: 1,
+        step: 0,
+        commands: Vec::new(),
+        toggles: s.default_toggles(),
+        seed: SEED,
+        scenario: s.id,
+    };
+    let mut replies = Vec::new();
+    answer(&req, 1_000, &mut |r| replies.push(r.clone()));
+    // One answer, no search: where the runs part and how each ends.
+    let [Reply::Compared {
+        defences,
+        step,
+        mine,
+        other,
+    }] = replies.as_slice()
+    else {
+        panic!("{replies:?}")
+    };
+    let a = run("crash-after-charge", &[]);
+    assert_eq!(*defences, both);
+    assert_eq!(*step, a.diverges(&a.with_defences(both)));
+    assert!(step.is_some());
+    assert_eq!((mine.charges, other.charges), (2, 1));
+    assert!(!mine.broken.is_empty() && other.broken.is_empty());
+}

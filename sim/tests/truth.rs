@@ -130,6 +130,7 @@ fn ask(req: &Request) -> (Found, Vec<answer::Cell>, usize) {
         Reply::Progress { .. } => progress += 1,
         Reply::Found(f) => found = Some(f),
         Reply::Table(t) => table = Some(t),
+        Reply::Compared { .. } => panic!("a search is not a comparison"),
     });
     (found.expect("found"), table.unwrap_or_default(), progress)
 }
@@ -154,6 +155,7 @@ fn request(
         crashes: 1,
         jumps: 0,
         table: false,
+        cmp: None,
     }
 }
 

@@ -419,6 +419,10 @@ pub static LESSON: Lesson = Lesson {
         breaks: "breaks",
         said_found: "Search done. Outcomes: {}; with more than one charge: {}.",
         said_table: "Truth table done. Cells that break: {} of {}.",
+        cmp_with: "Side by side: the same scenario, seed and commands with {}",
+        cmp_step: "The runs first differ at step {} (framed on both sequence diagrams).",
+        cmp_same: "The two runs are the same: these defences change nothing here.",
+        cmp_end: "At the end — yours: {}. With these defences: {}.",
     },
     names: &NAMES,
     scenarios: &[
@@ -1011,6 +1015,8 @@ pub static UI: Ui = Ui {
     explore_jump: "+1 clock jump of 25 h",
     explore_cancel: "Cancel",
     explore_cancelled: "Search cancelled.",
+    cmp_title: "Two sets of defences side by side",
+    cmp_on: "Beside your run, the same run with:",
 };
 
 /// Scenario titles and one-line summaries, for the picker.

@@ -782,6 +782,10 @@ ui_struct! {
     explore_jump,
     explore_cancel,
     explore_cancelled,
+    /// The legend of the switches of two sets of defences side by side.
+    cmp_title,
+    /// The switch that shows the compared run, before its defences' switches.
+    cmp_on,
 }
 
 ui_struct! {
@@ -888,6 +892,14 @@ ui_struct! {
     said_found,
     /// Announced when the table is filled: `{}` cells that break, `{}` in all.
     said_table,
+    /// Over the run compared side by side: `{}` its defences.
+    cmp_with,
+    /// `{}` the first step where the reader's run and the compared one differ.
+    cmp_step,
+    /// The two runs are the same.
+    cmp_same,
+    /// `{}` how the reader's run ends, `{}` how the compared one does.
+    cmp_end,
 }
 
 /// Inline markup of prose strings: `` `code` `` and `**bold**`.

@@ -63,6 +63,8 @@ acts! {
     Explore = "explore",
     XCancel = "xcancel",
     XShow = "xshow",
+    /// The switches of two sets of defences side by side.
+    Cmp = "cmp",
     // The lesson: the question, the progress.
     Check = "check",
     Continue = "continue",

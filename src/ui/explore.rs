@@ -12,13 +12,25 @@
 //! truth table, where its fault strikes) marked on the sequence diagram
 //! (`data-mark`, `Lab::mark`). Cancel terminates the worker; the lab never
 //! waits for it.
+//!
+//! Two sets of defences side by side: the reader's run, with the lab's
+//! switches, and the same run under the defences picked in the panel
+//! (`Lab::cmp`, `Run::with_defences`) step with the lab's one cursor; the page
+//! draws the other with the lab's own renderers ([`compared`]), and a second
+//! worker, kept in step by [`follow`], answers where the runs first differ
+//! (framed on both diagrams, `Lab::mark`) and how each ends, in a sentence
+//! that is also announced.
 
 use super::act::Act;
 use super::state::Lab;
 use crate::html::Html;
+use crate::layout::Layout;
 use crate::lesson::Ui;
 use crate::params::Params;
+use crate::render;
+use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
 use idem_sim::wire::Request;
+use idem_sim::Run;
 use leptos::prelude::*;
 use std::cell::RefCell;
 use wasm_bindgen::JsCast;
@@ -28,14 +40,30 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 thread_local! {
     /// The running search's worker.
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// The comparison's worker, kept for the next one, and the last request it got.
+    static CMP: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    static ASKED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
     /// The page's one delegated listener (`ui::listen`), which also hears the worker.
     pub static LISTENER: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
 
 /// The panel's frame: the bounds, Explore and Cancel, and the places the
-/// worker's markup goes (progress, outcomes, truth table).
-pub fn panel(ui: &Ui) -> String {
+/// worker's markup goes (progress, outcomes, truth table); then the switches of
+/// two sets of defences side by side (of the `offered` toggles, the defences,
+/// all on at first).
+pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
     let mut h = Html::new();
+    // The run compared side by side, right under the lab ([`follow`] draws it).
+    h.el(
+        "div",
+        &[
+            ("id", "xv"),
+            ("class", "compare"),
+            ("data-testid", "compare"),
+        ],
+        "",
+    );
+
     h.open(
         "section",
         &[("class", "explore"), ("aria-labelledby", "x-h")],
@@ -91,8 +119,138 @@ pub fn panel(ui: &Ui) -> String {
     );
     h.el("div", &[("id", "xo")], "")
         .el("div", &[("id", "xt")], "");
-    h.close("div").close("section");
+    h.close("div");
+    h.open(
+        "fieldset",
+        &[("class", "switches"), ("data-testid", "compare-switches")],
+    );
+    h.el("legend", &[], ui.cmp_title);
+    let mut switch = |cmp: &str, label: &str, on: &str| {
+        let testid = format!("compare-{cmp}");
+        h.open("label", &[("class", "switch")]);
+        h.open(
+            "input",
+            &[
+                ("type", "checkbox"),
+                ("data-act", Act::Cmp.name()),
+                ("data-cmp", cmp),
+                ("data-testid", &testid),
+                (on, ""),
+            ],
+        );
+        h.el("span", &[], label).close("label");
+    };
+    switch("on", ui.cmp_on, "");
+    for t in scenario.scenario().defences() {
+        if offered.contains(&t) {
+            let label = crate::lesson::toggle_label(ui, t, Some(scenario));
+            switch(t.id(), label, "checked");
+        }
+    }
+    // Where the runs part and how each ends (the comparison's worker writes it).
+    h.el("div", &[("id", "xc")], "");
+    h.close("fieldset").close("section");
     h.finish()
+}
+
+fn checked(sel: &str) -> bool {
+    find(sel)
+        .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+        .is_some_and(|i| i.checked())
+}
+
+/// The run side by side with the reader's (`Lab::cmp`), if any.
+fn other(lab: Lab) -> Option<Run> {
+    let m = lab.cmp.get();
+    (m != 0).then(|| lab.run.with(|r| r.with_defences(defences(r, m))))
+}
+
+/// The defences of `m` (bit i: the scenario's defence i).
+fn defences(r: &Run, m: u32) -> Toggles {
+    let on: Vec<Toggle> = r
+        .scenario
+        .defences()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| m & 1 << i != 0)
+        .map(|(_, t)| t)
+        .collect();
+    Toggles::of(&on)
+}
+
+/// The run compared side by side, at the lab's step: its topology, sequence
+/// diagram and outcome, drawn as the lab draws its own (their test ids are
+/// `data-b`, so the lab's stay unique; the topology is inert: only the lab's
+/// messages can be lost). Empty when nothing is compared.
+fn compared(lab: Lab) -> String {
+    let Some(b) = other(lab) else {
+        return String::new();
+    };
+    let ui = lab.ui();
+    let k = lab.cursor.get();
+    let nodes = b.scenario.nodes();
+    let tall = lab.tall.get();
+    let (prev, w) = (b.state_at(k.saturating_sub(1)), b.state_at(k));
+    let rec = k.checked_sub(1).and_then(|i| b.trace.get(i));
+    let topology = render::topology(ui, &Layout::new(&nodes, tall), &prev, &w, rec, 1.0);
+    let lanes = super::panes::lane_width(tall, nodes.len());
+    let mark = Some(lab.mark.get()).filter(|m| *m > 0);
+    let sequence = render::sequence(ui, &b.trace, &nodes, k, lanes, lab.future.get(), mark);
+    // Its diagram is named apart from the lab's own.
+    let name = crate::html::esc(&format!("{}: {}", ui.cmp_title, ui.pane_sequence));
+    format!(
+        "<figure class=\"topology\"><div class=\"topology__canvas\" inert>{topology}</div></figure>\
+         <div class=\"sequence\" tabindex=\"0\" role=\"region\" aria-label=\"{name}\">{sequence}</div>\
+         <section class=\"pane\">{}</section>",
+        render::outcome(ui, &w),
+    )
+    .replace("data-testid=", "data-b=")
+    .replace(" id=\"seq-arrow\"", "")
+}
+
+/// A new lab (scenario, language): no search, no comparison (its worker spoke
+/// the old language), and the comparison followed anew.
+pub fn reset(lab: Lab) {
+    stop();
+    if let Some(w) = CMP.with(|c| c.borrow_mut().take()) {
+        w.terminate();
+    }
+    ASKED.with(|a| a.take());
+    lab.cmp.set(0);
+    follow(lab);
+}
+
+/// Keeps the comparison in step with the lab: draws the compared run at the
+/// lab's step ([`compared`]) and, whenever the switches or the lab's run
+/// change, asks the comparison's worker again (the same request is not sent
+/// twice: it does not depend on the step).
+fn follow(lab: Lab) {
+    Effect::new(move |_| {
+        let views = compared(lab);
+        if let Some(el) = document().get_element_by_id("xv") {
+            el.set_inner_html(&views);
+        }
+        let m = lab.cmp.get();
+        if m == 0 {
+            return;
+        }
+        let mut req = request(lab);
+        req.step = 0;
+        req.cmp = lab.run.with(|r| Some(defences(r, m)));
+        let words = req.encode();
+        if ASKED.with(|a| a.replace(words.clone())) == words {
+            return;
+        }
+        CMP.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.is_none() {
+                *c = spawn(lab);
+            }
+            if let Some(w) = c.as_ref() {
+                let _ = w.post_message(&Uint32Array::from(&words[..]));
+            }
+        });
+    });
 }
 
 fn find(sel: &str) -> Option<Element> {
@@ -111,17 +269,39 @@ pub fn stop() -> bool {
     w.is_some()
 }
 
-/// A message of the worker: its element's markup, put in place if the worker is the
-/// current one.
-pub fn message(e: &web_sys::Event) {
+/// A message of a worker: its element's markup, put in place if the worker is the
+/// current one (a comparison's, only while the reader compares).
+pub fn message(lab: Lab, e: &web_sys::Event) {
     let m = e.unchecked_ref::<MessageEvent>();
-    let current = WORKER.with(|w| {
-        w.borrow()
+    let from = |x: &RefCell<Option<Worker>>| {
+        x.borrow()
             .as_ref()
             .is_some_and(|w| e.target().as_ref() == Some(w.as_ref()))
-    });
+    };
+    let current = WORKER.with(from) || (CMP.with(from) && lab.cmp.get_untracked() != 0);
     if let (true, Some(text)) = (current, m.data().as_string()) {
-        draw(&text);
+        draw(lab, &text);
+    }
+}
+
+/// The comparison's switches changed: the comparison follows them ([`follow`]
+/// asks the worker); off, nothing is compared or framed.
+pub fn compare(lab: Lab) {
+    let on = lab.run.with_untracked(|r| {
+        r.scenario
+            .defences()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| checked(&format!("[data-cmp={}]", t.id())))
+            .fold(1 << 31, |m, (i, _)| m | 1 << i)
+    });
+    let on = if checked("[data-cmp=on]") { on } else { 0 };
+    lab.cmp.set(on);
+    if on == 0 {
+        ASKED.with(|a| a.take());
+        for id in ["xm", "xc", "announce"] {
+            draw(lab, &format!("{id}\n"));
+        }
     }
 }
 
@@ -134,38 +314,46 @@ pub fn cancel(lab: Lab) {
     }
 }
 
-/// Starts a search from the reader's step, with their toggles and commands.
-pub fn start(lab: Lab) {
-    stop();
-    let bound = |name: &str| {
-        find(&format!("[data-bound={name}]"))
-            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-            .is_some_and(|i| i.checked())
-    };
-    let req = Request {
+/// The reader's run as the worker is asked about it: their scenario, seed,
+/// switches, commands and step, and the bounds set in the panel.
+fn request(lab: Lab) -> Request {
+    let bound = |name: &str| u32::from(checked(&format!("[data-bound={name}]")));
+    Request {
         scenario: lab.scenario.get_untracked(),
         seed: lab.seed,
         toggles: lab.toggles.get_untracked(),
         commands: lab.run.with_untracked(idem_sim::Run::commands),
         step: lab.cursor.get_untracked(),
-        losses: u32::from(bound("losses")),
-        crashes: u32::from(bound("crashes")),
-        jumps: u32::from(bound("jumps")),
+        losses: bound("losses"),
+        crashes: bound("crashes"),
+        jumps: bound("jumps"),
         table: true,
-    };
+        cmp: None,
+    }
+}
+
+/// A worker of the page's language whose messages reach the page's one listener.
+fn spawn(lab: Lab) -> Option<Worker> {
     let url = format!("./worker/loader.js?{}", lab.lang.get_untracked().code());
-    let Ok(w) = Worker::new(&url) else {
-        return;
-    };
+    let w = Worker::new(&url).ok()?;
     LISTENER.with(|l| {
         if let Some(f) = l.borrow().as_ref() {
             let _ = w.add_event_listener_with_callback("message", f);
         }
     });
-    let _ = w.post_message(&Uint32Array::from(&req.encode()[..]));
+    Some(w)
+}
+
+/// Starts a search from the reader's step, with their toggles and commands.
+pub fn start(lab: Lab) {
+    stop();
+    let Some(w) = spawn(lab) else {
+        return;
+    };
+    let _ = w.post_message(&Uint32Array::from(&request(lab).encode()[..]));
     WORKER.with(|x| *x.borrow_mut() = Some(w));
     for id in ["xo", "xt"] {
-        draw(&format!("{id}\n"));
+        draw(lab, &format!("{id}\n"));
     }
     if let Some(r) = find("[data-testid=explore-result]") {
         let _ = r.set_attribute("data-done", "0");
@@ -175,11 +363,16 @@ pub fn start(lab: Lab) {
     }
 }
 
-/// Puts the worker's markup for one element in place; the truth table comes last.
-fn draw(text: &str) {
+/// Puts the worker's markup for one element in place; the truth table comes
+/// last. `xm` is no element: the step both diagrams frame.
+fn draw(lab: Lab, text: &str) {
     let Some((id, html)) = text.split_once('\n') else {
         return;
     };
+    let k = html.parse().unwrap_or(0);
+    if id == "xm" && lab.mark.get_untracked() != k {
+        lab.mark.set(k);
+    }
     if let Some(el) = document().get_element_by_id(id) {
         el.set_inner_html(html);
     }

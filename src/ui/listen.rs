@@ -88,7 +88,7 @@ pub fn install(lab: Lab, learn: Learn) {
 fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
     let Some(ev) = Ev::of(e) else { return };
     match ev {
-        Ev::Message => return explore::message(e),
+        Ev::Message => return explore::message(lab, e),
         Ev::Resize => return lab.tall.set(is_narrow()),
         Ev::Storage => return lesson::storage(learn, e),
         Ev::Panic => panic!("{}", crate::crash::PANIC_EVENT),
@@ -201,6 +201,7 @@ fn on_act(
         (Ev::Change, Future) => lab.future.set(checked(el)),
         (Ev::Click, Explore) => explore::start(lab),
         (Ev::Click, XCancel) => explore::cancel(lab),
+        (Ev::Change, Cmp) => explore::compare(lab),
         (Ev::Click, XShow) => {
             if plain_click(e) {
                 e.prevent_default();

@@ -94,11 +94,20 @@ pub fn Sequence() -> impl IntoView {
     // page while it loads (about as long as the lab's mounting).
     Effect::new(move |old: Option<i32>| {
         let y = (render::sequence_y(lab.cursor.get()) - 120.0).max(0.0) as i32;
-        if let (Some(el), true) = (
-            document().query_selector(".sequence").ok().flatten(),
+        if let (Ok(all), true) = (
+            document().query_selector_all(".sequence"),
             old.is_some() || y > 0,
         ) {
-            el.set_scroll_top(y);
+            use wasm_bindgen::JsCast;
+            // The run compared side by side has one too (`explore::compared`).
+            for i in 0..all.length() {
+                if let Some(el) = all
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    el.set_scroll_top(y);
+                }
+            }
         }
         y
     });

@@ -53,6 +53,10 @@ pub struct Lab {
     /// any other load clears it. (A `usize` signal, as the cursor: a signal of
     /// a new type costs about a kilobyte of wasm.)
     pub mark: RwSignal<usize>,
+    /// Two sets of defences side by side: 0 compares nothing; else bit 31 and, in
+    /// bit i, the scenario's defence i (`Scenario::defences`) of the run shown
+    /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
+    pub cmp: RwSignal<u32>,
     anim_gen: StoredValue<u32>,
 }
 
@@ -132,6 +136,7 @@ impl Lab {
             prev,
             record,
             mark: RwSignal::new(0),
+            cmp: RwSignal::new(0),
             anim_gen: StoredValue::new(0),
         }
     }

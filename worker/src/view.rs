@@ -13,7 +13,7 @@
 
 use crate::html::Html;
 use idem_sim::answer::{Bar, Cell, Found, Reply};
-use idem_sim::explore::Believed;
+use idem_sim::explore::{Believed, Outcome};
 use idem_sim::link;
 use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::truth::{Fault, Replay};
@@ -28,6 +28,10 @@ pub const OUTCOMES: &str = "xo";
 pub const TABLE: &str = "xt";
 /// The lab's live region (`src/ui/controls.rs`, `lab_head`).
 pub const ANNOUNCE: &str = "announce";
+/// Two sets of defences side by side: what is compared, where the runs part, how each ends.
+pub const COMPARED: &str = "xc";
+/// The step both sequence diagrams frame (`Lab::mark`; empty: none), a number, not markup.
+pub const MARK: &str = "xm";
 
 /// The labels of one language: `key=value` lines (see `fragment::explore_text`).
 #[derive(Clone, Copy)]
@@ -135,6 +139,48 @@ impl View {
                     (ANNOUNCE, crate::html::esc(&said)),
                 ]
             }
+            Reply::Compared {
+                defences,
+                step,
+                mine,
+                other,
+            } => {
+                let names: Vec<&str> = self
+                    .s
+                    .defences()
+                    .into_iter()
+                    .filter(|d| defences.has(*d))
+                    .map(|d| self.toggle(d))
+                    .collect();
+                let names = if names.is_empty() {
+                    t.get("none").to_string()
+                } else {
+                    names.join(" + ")
+                };
+                let part = match step {
+                    Some(k) => t.fill("cmp_step", &[k]),
+                    None => t.get("cmp_same").to_string(),
+                };
+                let said = format!(
+                    "{part} {}",
+                    t.fill("cmp_end", &[&self.describe(mine), &self.describe(other)])
+                );
+                let mut h = Html::new();
+                h.el("h3", &[], &t.fill("cmp_with", &[&names]));
+                h.el(
+                    "p",
+                    &[
+                        ("data-testid", "compare-said"),
+                        ("data-step", &step.map_or(String::new(), |k| k.to_string())),
+                    ],
+                    &said,
+                );
+                vec![
+                    (MARK, step.map_or(String::new(), |k| k.to_string())),
+                    (COMPARED, h.finish()),
+                    (ANNOUNCE, crate::html::esc(&said)),
+                ]
+            }
             Reply::Table(cells) => {
                 let breaks = cells.iter().filter(|c| c.breaks).count();
                 let said = t.fill("said_table", &[&breaks, &cells.len()]);
@@ -215,7 +261,6 @@ impl View {
                 std::cmp::Reverse(b.outcome.charges),
             )
         });
-        let money = self.s.nodes().contains(&NodeId::Processor);
         for b in bars {
             let o = &b.outcome;
             h.open(
@@ -236,34 +281,8 @@ impl View {
                 ],
             )
             .close("meter");
-            let mut parts = Vec::new();
-            if money {
-                parts.push(t.fill("charged", &[&o.charged]));
-                parts.push(t.fill("charges", &[&o.charges]));
-                parts.push(t.fill("ledger", &[&o.ledger_rows]));
-            }
-            if let Some(x) = o.balance {
-                parts.push(t.fill("balance", &[&x]));
-            }
-            if let Some(x) = o.likes {
-                parts.push(t.fill("likes", &[&x]));
-            }
-            let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
-            if !beliefs.is_empty() {
-                parts.push(t.fill("app", &[&beliefs.join(", ")]));
-            }
-            parts.push(if o.broken.is_empty() {
-                t.get("all_hold").to_string()
-            } else {
-                let names: Vec<&str> = o
-                    .broken
-                    .iter()
-                    .map(|i| t.get(&format!("i.{}", i.id())))
-                    .collect();
-                t.fill("broken", &[&names.join(", ")])
-            });
-            parts.push(t.fill("count", &[&b.count]));
-            h.el("span", &[], &parts.join(" · ")).text(" ");
+            let what = format!("{} · {}", self.describe(o), t.fill("count", &[&b.count]));
+            h.el("span", &[], &what).text(" ");
             match &b.show {
                 Some(r) => {
                     // Where it leaves the reader's run: the first step that differs.
@@ -282,6 +301,38 @@ impl View {
         }
         h.close("ul");
         h.finish()
+    }
+
+    /// An outcome in words: the money, the ledger, the app's belief, the invariants.
+    fn describe(&self, o: &Outcome) -> String {
+        let t = self.t;
+        let mut parts = Vec::new();
+        if self.s.nodes().contains(&NodeId::Processor) {
+            parts.push(t.fill("charged", &[&o.charged]));
+            parts.push(t.fill("charges", &[&o.charges]));
+            parts.push(t.fill("ledger", &[&o.ledger_rows]));
+        }
+        if let Some(x) = o.balance {
+            parts.push(t.fill("balance", &[&x]));
+        }
+        if let Some(x) = o.likes {
+            parts.push(t.fill("likes", &[&x]));
+        }
+        let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
+        if !beliefs.is_empty() {
+            parts.push(t.fill("app", &[&beliefs.join(", ")]));
+        }
+        parts.push(if o.broken.is_empty() {
+            t.get("all_hold").to_string()
+        } else {
+            let names: Vec<&str> = o
+                .broken
+                .iter()
+                .map(|i| t.get(&format!("i.{}", i.id())))
+                .collect();
+            t.fill("broken", &[&names.join(", ")])
+        });
+        parts.join(" · ")
     }
 
     fn believed(&self, b: Believed) -> String {
@@ -424,7 +475,37 @@ mod tests {
             crashes: 1,
             jumps: 0,
             table: true,
+            cmp: None,
         }
+    }
+
+    #[test]
+    fn a_comparison_names_the_defences_the_step_where_the_runs_part_and_both_ends() {
+        let mut req = request("crash-after-charge", &[], Vec::new(), 0);
+        let both = idem_sim::Toggles::of(&[Toggle::SameTransaction, Toggle::KeyToProcessor]);
+        req.cmp = Some(both);
+        let out = markup(&req, "en");
+        let ids: Vec<&str> = out.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [MARK, COMPARED, ANNOUNCE]);
+        let k: usize = out[0].1.parse().expect("the marked step");
+        let s = req.scenario.scenario();
+        let mine = Run::new(s.clone(), Config::defaults(s, 1).with_toggles(req.toggles));
+        assert_eq!(mine.diverges(&mine.with_defences(both)), Some(k));
+        let said = &out[1].1;
+        assert!(
+            said.contains(&format!("data-step=\"{k}\""))
+                && said.contains(&format!("first differ at step {k} ")),
+            "{said}"
+        );
+        assert!(
+            said.contains("Key and effect in one transaction + Key passed to the card processor"),
+            "{said}"
+        );
+        assert!(
+            said.contains("Charged $200") && said.contains("With these defences: Charged $100"),
+            "{said}"
+        );
+        assert!(out[2].1.starts_with("The runs first differ at step"));
     }
 
     #[test]
