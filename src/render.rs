@@ -10,7 +10,7 @@ use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use idem_sim::db::Value;
 use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
-use idem_sim::scenario::{OpSpec, Scenario};
+use idem_sim::scenario::{Figure, OpSpec, Scenario};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::Belief;
@@ -318,7 +318,7 @@ pub fn client(ui: &Ui, w: &World) -> String {
             .el("code", &[("title", &uuid)], &format!("{k} = {uuid}"))
             .close("dd");
     }
-    if w.scenario.expected_charge.is_some() {
+    if w.scenario.shows(Figure::Charges) {
         let charges: Vec<i64> = w
             .processor
             .charges
@@ -395,12 +395,8 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
         h.el("dt", &[], label).el("dd", &[("data-testid", id)], &v);
     };
     let o = w.observables();
-    if s.expected_charge.is_some() {
-        num(
-            ui.charges_at_processor,
-            "charge-count",
-            o.charges.to_string(),
-        );
+    if let Some(n) = o.charges {
+        num(ui.charges_at_processor, "charge-count", n.to_string());
     }
     if let Some(n) = o.ledger_rows {
         num(ui.ledger_rows, "ledger-rows", n.to_string());

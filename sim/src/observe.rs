@@ -1,15 +1,17 @@
 //! What a reader (and the explorer) can observe of a world, as data: money
 //! taken at the processor, the ledger, the account, the post's likes, the
-//! order. The page reads these instead of probing the stores' tables.
+//! order. The page reads these instead of probing the stores' tables; which
+//! of them a scenario shows is the catalogue's (`Scenario::shows`).
 
+use crate::scenario::Figure;
 use crate::world::World;
 
 /// The observable outcome of a world. A field is `None` where the
-/// scenario has no such thing (no account, no post, no order).
+/// scenario does not show it (`Scenario::shows`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Observables {
     /// Charges at the card processor, and their total.
-    pub charges: usize,
+    pub charges: Option<usize>,
     pub charged: i64,
     /// Committed rows of the ledger (`payments`).
     pub ledger_rows: Option<usize>,
@@ -23,22 +25,28 @@ pub struct Observables {
 }
 
 impl World {
-    /// Everything observable, at once (for the page).
+    /// Everything its scenario shows, at once (for the page).
     pub fn observables(&self) -> Observables {
+        let shows = |f| self.scenario.shows(f);
+        let account = shows(Figure::Account);
         Observables {
-            charges: self.processor.charges.len(),
+            charges: shows(Figure::Charges).then_some(self.processor.charges.len()),
             charged: self.processor.total(),
-            ledger_rows: self.ledger_rows(),
-            balance: self.balance(),
-            version: self.db.first_int("accounts", "version"),
-            likes: self.likes(),
-            order_status: self.db.table("orders").map(|t| {
-                let c = t.col("status");
-                t.committed_rows()
-                    .next()
-                    .map(|r| r[c].to_string())
-                    .unwrap_or_default()
-            }),
+            ledger_rows: self.ledger_rows().filter(|_| shows(Figure::LedgerRows)),
+            balance: self.balance().filter(|_| account),
+            version: self.db.first_int("accounts", "version").filter(|_| account),
+            likes: self.likes().filter(|_| shows(Figure::Likes)),
+            order_status: self
+                .db
+                .table("orders")
+                .filter(|_| shows(Figure::OrderStatus))
+                .map(|t| {
+                    let c = t.col("status");
+                    t.committed_rows()
+                        .next()
+                        .map(|r| r[c].to_string())
+                        .unwrap_or_default()
+                }),
         }
     }
 
@@ -55,5 +63,35 @@ impl World {
     /// The post's committed likes, where there is one.
     pub fn likes(&self) -> Option<i64> {
         self.db.first_int("posts", "likes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{all, Figure};
+    use crate::world::{Config, World};
+    use std::sync::Arc;
+
+    /// The catalogue's figures are exactly what each scenario's stores hold: a
+    /// figure it shows has its table, and a table it has is shown.
+    #[test]
+    fn each_scenario_shows_exactly_the_figures_its_stores_hold() {
+        for s in all() {
+            let w = World::new(Arc::new(s.clone()), Config::defaults(s, 1));
+            let has = |t| w.db.table(t).is_some();
+            let held = [
+                (Figure::Charges, s.expected_charge.is_some()),
+                (Figure::LedgerRows, has("payments")),
+                (Figure::Account, has("accounts")),
+                (Figure::Likes, has("posts")),
+                (Figure::OrderStatus, has("orders")),
+            ];
+            for (f, held) in held {
+                assert_eq!(s.shows(f), held, "{}: {f:?}", s.id);
+            }
+            let o = w.observables();
+            assert_eq!(o.charges.is_some(), s.shows(Figure::Charges), "{}", s.id);
+            assert_eq!(o.likes.is_some(), s.shows(Figure::Likes), "{}", s.id);
+        }
     }
 }

@@ -384,6 +384,21 @@ pub enum Group {
     Pitfall,
 }
 
+/// A figure of the outcome pane: what a scenario asks the reader to watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Figure {
+    /// Charges at the card processor (and, per operation, in the client pane).
+    Charges,
+    /// Committed rows of the ledger.
+    LedgerRows,
+    /// The account's balance and version.
+    Account,
+    /// The post's likes.
+    Likes,
+    /// The order's status.
+    OrderStatus,
+}
+
 /// A scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario {
@@ -406,6 +421,9 @@ pub struct Scenario {
     pub auto_restart: Option<Millis>,
     /// The money the customer expects to pay, for the outcome line.
     pub expected_charge: Option<i64>,
+    /// The figures its outcome pane shows, in order (`World::observables` has
+    /// exactly these; a test checks that its stores hold each).
+    pub shows: &'static [Figure],
     /// The ledger row carries the key under `UNIQUE (user_id, idempotency_key)`
     /// (written in the effect's own transaction, it is the key's durable record);
     /// where the scenario offers `SameTransaction`, that toggle decides instead.
@@ -515,6 +533,11 @@ impl Scenario {
             _ => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
         }
         v
+    }
+
+    /// Whether its outcome pane shows `f`.
+    pub fn shows(&self, f: Figure) -> bool {
+        self.shows.contains(&f)
     }
 
     /// The tables at the start of the run.

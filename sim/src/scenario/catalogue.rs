@@ -95,6 +95,9 @@ const DEFAULT_INVARIANTS: &[Invariant] = &[
     Invariant::DefiniteAnswer,
 ];
 
+/// What a payment scenario shows: the processor's charges and the ledger's rows.
+const PAYMENT_FIGURES: &[Figure] = &[Figure::Charges, Figure::LedgerRows];
+
 const LOSE_FIRST_RESPONSE: &[FaultRule] = &[FaultRule::lose_first_response()];
 
 const fn base(id: ScenarioId, group: Group, handler: Handler, ops: &'static [Op]) -> Scenario {
@@ -113,6 +116,7 @@ const fn base(id: ScenarioId, group: Group, handler: Handler, ops: &'static [Op]
         invariants: DEFAULT_INVARIANTS,
         auto_restart: None,
         expected_charge: Some(100),
+        shows: PAYMENT_FIGURES,
         ledger_key: false,
         limits: &[],
     }
@@ -156,6 +160,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 only_with: Some(OtherWriter),
             }],
             expected_charge: None,
+            shows: &[Figure::Account],
             ..base(
                 Id::ConditionalUpdate,
                 Seed,
@@ -170,6 +175,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             toggles: &[(OpDedup, false), (UniqueConstraint, true)],
             invariants: &[Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
             expected_charge: None,
+            shows: &[Figure::Likes],
             ..base(
                 Id::CounterIncrement,
                 Seed,
@@ -324,6 +330,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             auto_restart: Some(Millis(800)),
             invariants: &[Invariant::BalanceMatches],
             expected_charge: None,
+            shows: &[Figure::Account],
             ..base(Id::ConsumerRedelivery, Pitfall, Handler::Pipeline, &[])
         },
         Scenario {
@@ -348,6 +355,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                       its row. The row-count check stops the second charge, not the half-done \
                       first one.",
             }],
+            shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
             ..base(
                 Id::StatusTransition,
                 Pitfall,
