@@ -29,16 +29,20 @@
 //! reorderings into the page's commands (`Run::apply_at`); [`describe`] prints
 //! one.
 
-use crate::invariant::{Expect, Invariant};
+use crate::invariant::Expect;
 use crate::net::{Fate, Msg, MsgId, NodeId};
 use crate::time::Millis;
 use crate::trace::Happening;
-use crate::world::{Belief, Command, Event, EventKey, World};
+use crate::world::{Command, Event, EventKey, World};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
 mod fingerprint;
+mod path;
+mod report;
 pub use fingerprint::{FingerprintSet, FxHasher, IdentityHasher};
+pub use path::{describe, to_commands, NotCommands, Script};
+pub use report::{Believed, Ending, Outcome, Report};
 
 /// A choice the world can make at a step, listed as data for an explorer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,114 +108,6 @@ impl Default for Bound {
             max_states: 1_000_000,
             window: Millis(0),
         }
-    }
-}
-
-/// What the client believes about one operation at the end, for a histogram.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Believed {
-    NotStarted,
-    /// A success (a payment, an account re-read after a conflict, …).
-    Succeeded,
-    /// A definite failure with this status.
-    Failed(u16),
-    /// No answer and not given up (an attempt or a retry was cut short).
-    Unknown,
-    /// Out of attempts without a definite answer.
-    GaveUp,
-}
-
-impl Believed {
-    pub fn of(b: &Belief) -> Believed {
-        match b {
-            Belief::NotStarted => Believed::NotStarted,
-            Belief::Succeeded(_) | Belief::Reread { .. } => Believed::Succeeded,
-            Belief::Failed(status, _) => Believed::Failed(*status),
-            Belief::Waiting | Belief::Unknown | Belief::Conflict => Believed::Unknown,
-            Belief::GaveUp => Believed::GaveUp,
-        }
-    }
-}
-
-/// A quiet world, summed up: what happened to the money and what the app believes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Outcome {
-    /// Charges at the card processor, and their total.
-    pub charges: usize,
-    pub charged: i64,
-    /// Committed rows of the ledger (`payments`).
-    pub ledger_rows: usize,
-    /// The account's balance, where the scenario has one.
-    pub balance: Option<i64>,
-    /// The post's likes, where the scenario has them.
-    pub likes: Option<i64>,
-    /// What the client believes, per operation.
-    pub beliefs: Vec<Believed>,
-    /// The invariants that do not hold.
-    pub broken: Vec<Invariant>,
-}
-
-impl Outcome {
-    pub fn of(w: &World) -> Outcome {
-        Outcome {
-            charges: w.processor.charges.len(),
-            charged: w.processor.total(),
-            ledger_rows: w.ledger_rows().unwrap_or(0),
-            balance: w.balance(),
-            likes: w.likes(),
-            beliefs: w
-                .client
-                .ops
-                .iter()
-                .map(|o| Believed::of(&o.belief))
-                .collect(),
-            broken: w
-                .invariants
-                .iter()
-                .filter(|(_, holds)| !**holds)
-                .map(|(i, _)| *i)
-                .collect(),
-        }
-    }
-}
-
-/// One bar of the outcome histogram.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Ending {
-    pub outcome: Outcome,
-    /// Distinct quiet worlds with this outcome.
-    pub count: usize,
-    /// A shortest path from the start to one of them.
-    pub path: Vec<Choice>,
-}
-
-/// What an exploration found.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Report {
-    /// Transitions taken (choices applied, including those that led to a known state).
-    pub states: usize,
-    /// Distinct states reached, the start included.
-    pub unique: usize,
-    /// Distinct quiet states (nothing pending).
-    pub ends: usize,
-    /// The longest path explored.
-    pub depth: usize,
-    /// Some state was left unexpanded (`max_depth` or `max_states`).
-    pub truncated: bool,
-    /// Each invariant broken in some reachable world, with the shortest path
-    /// that breaks it, in the order found.
-    pub violations: Vec<(Invariant, Vec<Choice>)>,
-    /// The quiet end states grouped by outcome, in the order found.
-    pub outcomes: Vec<Ending>,
-}
-
-impl Report {
-    /// The shortest path that breaks `inv`, if any.
-    pub fn violation(&self, inv: Invariant) -> Option<&[Choice]> {
-        self.violations
-            .iter()
-            .find(|(i, _)| *i == inv)
-            .map(|(_, p)| p.as_slice())
     }
 }
 
@@ -628,114 +524,4 @@ impl Search {
     pub fn into_report(self) -> Report {
         self.found.report
     }
-}
-
-/// A path as the reader's commands: on a run whose step 0 is the path's
-/// start, `run.apply_at(step, command)` for each entry in order, then
-/// `run.state_at(steps)` is the path's world.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Script {
-    pub commands: Vec<(usize, Command)>,
-    pub steps: usize,
-}
-
-/// Why a path cannot be replayed as commands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum NotCommands {
-    /// Choice `index` fires an event that is not the earliest pending one: a
-    /// race won out of time order, which a run (always the earliest event
-    /// first) cannot express.
-    Reordered { index: usize },
-    /// Choice `index` is a command right after a stale timer fired (a timer
-    /// that did nothing): a run folds stale timers into the next step, so
-    /// its state at that step has not fired it yet.
-    AfterStaleTimer { index: usize },
-    /// Choice `index` does not apply in the world it meets.
-    Inapplicable { index: usize },
-}
-
-/// Maps `path` from `start` onto `Run::apply_at` commands. Fire choices must
-/// each be the earliest pending event (ordinary steps); every other choice is
-/// a command. Steps count as a run counts them: a stale timer (firing it does
-/// nothing) is part of the next step, and stale timers at the end of the path
-/// are not counted. Paths of an exploration with a zero window and only
-/// earliest-first firing always map; races generally do not.
-pub fn to_commands(start: &World, path: &[Choice]) -> Result<Script, NotCommands> {
-    let mut w = start.clone();
-    let mut commands = Vec::new();
-    let mut steps = 0;
-    let mut stale = false;
-    for (index, c) in path.iter().enumerate() {
-        match (*c, c.command()) {
-            (Choice::Fire(k), _) => {
-                if w.queue.first_key() != Some(&k) {
-                    return Err(NotCommands::Reordered { index });
-                }
-                if w.fire(k).is_empty() {
-                    stale = true;
-                } else {
-                    stale = false;
-                    steps += 1;
-                }
-            }
-            (_, Some(cmd)) => {
-                if stale {
-                    return Err(NotCommands::AfterStaleTimer { index });
-                }
-                if w.apply(&cmd).is_err() {
-                    return Err(NotCommands::Inapplicable { index });
-                }
-                commands.push((steps, cmd));
-                steps += 1;
-            }
-            (_, None) => unreachable!("only Fire is no command"),
-        }
-    }
-    Ok(Script { commands, steps })
-}
-
-/// A path as text, a line per choice: the event's time and what it is (a
-/// message's route and label), or the fault. Out-of-order fires are marked
-/// `(race)`. For reports and failing tests; texts are language-neutral.
-pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
-    let mut w = start.clone();
-    let mut lines = Vec::with_capacity(path.len());
-    for c in path {
-        let line = match *c {
-            Choice::Fire((at, seq)) => {
-                let race = if w.queue.first_key() == Some(&(at, seq)) {
-                    ""
-                } else {
-                    " (race)"
-                };
-                let what = match w.queue.get(&(at, seq)) {
-                    Some(Event::Deliver(id)) => match w.msgs.get(id) {
-                        Some(m) => format!("{}{race}", message(m)),
-                        None => format!("deliver #{}{race}", id.0),
-                    },
-                    Some(ev) => format!("{ev:?}{race}"),
-                    None => "(no such event)".to_string(),
-                };
-                format!("{:>10}  {what}", at.to_string())
-            }
-            Choice::Lose(id) => match w.msgs.get(&id) {
-                Some(m) => format!("{:>10}  LOSE {}", "", message(m)),
-                None => format!("{:>10}  LOSE #{}", "", id.0),
-            },
-            Choice::Crash(n) => format!("{:>10}  CRASH {n}", ""),
-            Choice::Restart(n) => format!("{:>10}  RESTART {n}", ""),
-            Choice::AdvanceClock(d) => format!("{:>10}  CLOCK +{d}", ""),
-        };
-        lines.push(line);
-        w.choose(c);
-    }
-    lines
-}
-
-fn message(m: &Msg) -> String {
-    let lost = match m.fate {
-        Fate::Deliver => "",
-        Fate::Lost(_) => " (lost)",
-    };
-    format!("{} → {}: {}{lost}", m.from, m.to, m.payload.label())
 }

@@ -1,0 +1,115 @@
+//! What an exploration reports: the quiet end states summed up ([`Outcome`],
+//! with the app's [`Believed`] per operation), grouped into [`Ending`]s, and
+//! the invariants broken with their shortest paths ([`Report`]).
+
+use super::Choice;
+use crate::invariant::Invariant;
+use crate::world::{Belief, World};
+
+/// What the client believes about one operation at the end, for a histogram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Believed {
+    NotStarted,
+    /// A success (a payment, an account re-read after a conflict, …).
+    Succeeded,
+    /// A definite failure with this status.
+    Failed(u16),
+    /// No answer and not given up (an attempt or a retry was cut short).
+    Unknown,
+    /// Out of attempts without a definite answer.
+    GaveUp,
+}
+
+impl Believed {
+    pub fn of(b: &Belief) -> Believed {
+        match b {
+            Belief::NotStarted => Believed::NotStarted,
+            Belief::Succeeded(_) | Belief::Reread { .. } => Believed::Succeeded,
+            Belief::Failed(status, _) => Believed::Failed(*status),
+            Belief::Waiting | Belief::Unknown | Belief::Conflict => Believed::Unknown,
+            Belief::GaveUp => Believed::GaveUp,
+        }
+    }
+}
+
+/// A quiet world, summed up: what happened to the money and what the app believes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// Charges at the card processor, and their total.
+    pub charges: usize,
+    pub charged: i64,
+    /// Committed rows of the ledger (`payments`).
+    pub ledger_rows: usize,
+    /// The account's balance, where the scenario has one.
+    pub balance: Option<i64>,
+    /// The post's likes, where the scenario has them.
+    pub likes: Option<i64>,
+    /// What the client believes, per operation.
+    pub beliefs: Vec<Believed>,
+    /// The invariants that do not hold.
+    pub broken: Vec<Invariant>,
+}
+
+impl Outcome {
+    pub fn of(w: &World) -> Outcome {
+        Outcome {
+            charges: w.processor.charges.len(),
+            charged: w.processor.total(),
+            ledger_rows: w.ledger_rows().unwrap_or(0),
+            balance: w.balance(),
+            likes: w.likes(),
+            beliefs: w
+                .client
+                .ops
+                .iter()
+                .map(|o| Believed::of(&o.belief))
+                .collect(),
+            broken: w
+                .invariants
+                .iter()
+                .filter(|(_, holds)| !**holds)
+                .map(|(i, _)| *i)
+                .collect(),
+        }
+    }
+}
+
+/// One bar of the outcome histogram.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ending {
+    pub outcome: Outcome,
+    /// Distinct quiet worlds with this outcome.
+    pub count: usize,
+    /// A shortest path from the start to one of them.
+    pub path: Vec<Choice>,
+}
+
+/// What an exploration found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Report {
+    /// Transitions taken (choices applied, including those that led to a known state).
+    pub states: usize,
+    /// Distinct states reached, the start included.
+    pub unique: usize,
+    /// Distinct quiet states (nothing pending).
+    pub ends: usize,
+    /// The longest path explored.
+    pub depth: usize,
+    /// Some state was left unexpanded (`max_depth` or `max_states`).
+    pub truncated: bool,
+    /// Each invariant broken in some reachable world, with the shortest path
+    /// that breaks it, in the order found.
+    pub violations: Vec<(Invariant, Vec<Choice>)>,
+    /// The quiet end states grouped by outcome, in the order found.
+    pub outcomes: Vec<Ending>,
+}
+
+impl Report {
+    /// The shortest path that breaks `inv`, if any.
+    pub fn violation(&self, inv: Invariant) -> Option<&[Choice]> {
+        self.violations
+            .iter()
+            .find(|(i, _)| *i == inv)
+            .map(|(_, p)| p.as_slice())
+    }
+}
