@@ -15,6 +15,8 @@ pub struct Paid {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeyRecord {
     pub hash: String,
-    /// The status code and body of the answer, once the request finished.
+    /// The status code and body of the answer, once the request finished. A
+    /// timeout's 503 stored as final (`Toggle::ErrorsReplayed`, Stripe's way)
+    /// keeps its error code in `Paid::payment`.
     pub done: Option<(u16, Paid)>,
 }

@@ -119,6 +119,17 @@ pub enum Toggle {
     OtherWriter,
     /// Variant: the crash comes after the charge and before the ledger commit.
     CrashBeforeCommit,
+    /// Variant: the processor charges and its answer is lost (instead of the
+    /// scenario's own faults): the handler times out after the charge.
+    ProcessorTimeout,
+    /// Variant, Stripe's behaviour: a timeout after the claim is stored under
+    /// the key as its final answer (503) and replayed to every retry.
+    ErrorsReplayed,
+    /// Variant, AWS Lambda Powertools' behaviour: a timeout after the claim
+    /// deletes the key, so the next retry runs the handler afresh. With neither
+    /// this nor [`Toggle::ErrorsReplayed`], the lab's ADR: nothing is stored, the
+    /// claim stays until its lease runs out, and a retry resumes.
+    DeleteOnError,
 }
 
 /// What a toggle is, for grouping on the page.
@@ -130,7 +141,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 17] = [
+    pub const ALL: [Toggle; 20] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -148,6 +159,9 @@ impl Toggle {
         Toggle::NewKeyPerRetry,
         Toggle::OtherWriter,
         Toggle::CrashBeforeCommit,
+        Toggle::ProcessorTimeout,
+        Toggle::ErrorsReplayed,
+        Toggle::DeleteOnError,
     ];
 
     pub fn kind(self) -> ToggleKind {
@@ -156,9 +170,14 @@ impl Toggle {
             // The client's policy, not the server's defence: with it the app stops
             // before the key expires, and never learns the outcome (a variant of the
             // story, so `defended()` keeps the story's retry).
-            Toggle::OtherWriter | Toggle::CrashBeforeCommit | Toggle::ShortDeadline => {
-                ToggleKind::Variant
-            }
+            // What the idempotency layer does on an error is a choice of design the
+            // lesson compares (IETF/ADR, Stripe, Powertools), not a defence.
+            Toggle::OtherWriter
+            | Toggle::CrashBeforeCommit
+            | Toggle::ShortDeadline
+            | Toggle::ProcessorTimeout
+            | Toggle::ErrorsReplayed
+            | Toggle::DeleteOnError => ToggleKind::Variant,
             _ => ToggleKind::Defence,
         }
     }
@@ -183,6 +202,9 @@ impl Toggle {
             Toggle::NewKeyPerRetry => "new-key-per-retry",
             Toggle::OtherWriter => "other-writer",
             Toggle::CrashBeforeCommit => "crash-before-commit",
+            Toggle::ProcessorTimeout => "processor-timeout",
+            Toggle::ErrorsReplayed => "errors-replayed",
+            Toggle::DeleteOnError => "delete-on-error",
         }
     }
 
@@ -206,9 +228,17 @@ impl Toggles {
     pub fn has(self, t: Toggle) -> bool {
         self.0 & t.bit() != 0
     }
+    /// The set with `t` on or off. The idempotency layer does one thing on an
+    /// error: switching [`Toggle::ErrorsReplayed`] on switches
+    /// [`Toggle::DeleteOnError`] off, and the other way round.
     pub fn with(self, t: Toggle, on: bool) -> Toggles {
         if on {
-            Toggles(self.0 | t.bit())
+            let rival = match t {
+                Toggle::ErrorsReplayed => Toggle::DeleteOnError.bit(),
+                Toggle::DeleteOnError => Toggle::ErrorsReplayed.bit(),
+                _ => 0,
+            };
+            Toggles((self.0 | t.bit()) & !rival)
         } else {
             Toggles(self.0 & !t.bit())
         }
@@ -469,6 +499,22 @@ impl Scenario {
             r.deadline = r.deadline.min(SHORT_DEADLINE);
         }
         r
+    }
+
+    /// The faults of a run under `toggles`: with [`Toggle::ProcessorTimeout`] the
+    /// processor's answer to the first charge is lost, instead of the scenario's
+    /// own faults.
+    pub fn faults_for(&self, toggles: Toggles) -> Vec<FaultRule> {
+        if toggles.has(Toggle::ProcessorTimeout) {
+            return vec![FaultRule {
+                // The link carries the charge first, then its answer.
+                matcher: Matcher::Link(NodeId::Api(0), NodeId::Processor),
+                verdict: Verdict::Drop,
+                skip: 1,
+                times: 1,
+            }];
+        }
+        self.faults.to_vec()
     }
 
     /// The toggles on by default.

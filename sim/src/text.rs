@@ -185,6 +185,12 @@ impl fmt::Display for KeyRecord {
     /// The JSON kept in Redis: `{"status":201,"payment_id":…}` or `{"status":"processing",…}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.done {
+            // A 503 stored as the key's answer (Stripe's way): its code in `payment`.
+            Some((code, p)) if *code == 503 => write!(
+                f,
+                "{{\"status\":{code},\"error\":\"{}\",\"request_hash\":\"{}\"}}",
+                p.payment, self.hash
+            ),
             Some((code, p)) => write!(
                 f,
                 "{{\"status\":{code},\"payment_id\":\"{}\",\"amount\":{},\"request_hash\":\"{}\"}}",

@@ -190,7 +190,7 @@ impl World {
             seq: 0,
             msgs: VecMap::new(),
             next_msg: 1,
-            faults: scenario.faults.to_vec(),
+            faults: scenario.faults_for(config.toggles),
             crashes_left: scenario.crashes.iter().map(|c| c.times).collect(),
             random_crashes: 0,
             client: Client::new(scenario.ops),

@@ -393,6 +393,174 @@ fn idempotency_key_with_a_new_key_per_retry_charges_twice() {
     );
 }
 
+// ------------------------------------- 2b. idempotency-key: what is stored on an error
+
+/// idempotency-key with the processor's answer lost (the handler times out after
+/// the charge), under the design `design` of what is stored on an error.
+fn timeout_run(design: Option<Toggle>, key_to_processor: bool) -> Run {
+    let mut set = vec![
+        (Toggle::ProcessorTimeout, true),
+        (Toggle::KeyToProcessor, key_to_processor),
+    ];
+    set.extend(design.map(|t| (t, true)));
+    run("idempotency-key", &set)
+}
+
+/// The handler's answers with their status and whether they were replays.
+fn responses(run: &Run) -> Vec<(u16, bool)> {
+    happenings(run)
+        .filter_map(|h| match h {
+            Happening::Responded {
+                status, replayed, ..
+            } => Some((*status, *replayed)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The step where the ledger first falls out of step with the charges while
+/// nothing is in flight: the 503 after the lost answer leaves the charge alone.
+fn first_rest_without_a_row(r: &Run) -> usize {
+    r.first_violation(Invariant::LedgerMatchesCharges)
+        .expect("a charge without a ledger row at rest")
+}
+
+#[test]
+fn idempotency_key_processor_timeout_the_adr_resumes_and_charges_once() {
+    // IETF draft / the lab's ADR: the timeout is an unknown outcome. The handler
+    // answers 503 and stores nothing; the claim's lease runs out; a retry takes
+    // it over and asks the processor again with the key: the same charge.
+    let r = timeout_run(None, true);
+    let rest = first_rest_without_a_row(&r);
+    check(
+        &r,
+        Expect {
+            charges: 1,
+            total: 100,
+            ledger: &["pay_1"],
+            redis: &[("idem:u42:K1", DAY_MS)],
+            beliefs: vec![ok("pay_1")],
+            recovered: vec![(Invariant::LedgerMatchesCharges, rest)],
+            ..Expect::default()
+        },
+    );
+    assert!(responses(&r).contains(&(503, false)));
+    assert!(!redis_log(&r).iter().any(|c| c.contains("\"status\":503")));
+    assert!(!redis_log(&r).iter().any(|c| c.starts_with("DEL")));
+    assert!(happenings(&r).any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
+    assert_eq!(client_got(&r).last().map(String::as_str), Some("201 pay_1"));
+}
+
+#[test]
+fn idempotency_key_processor_timeout_stripe_replays_the_503_and_the_ledger_never_gets_its_row() {
+    // Stripe: the 503 is stored under the key as its final answer and replayed
+    // to every retry. The card is charged, the ledger has no row, and the app,
+    // out of attempts, says it is checking.
+    let r = timeout_run(Some(Toggle::ErrorsReplayed), true);
+    let rest = first_rest_without_a_row(&r);
+    check(
+        &r,
+        Expect {
+            charges: 1,
+            total: 100,
+            ledger: &[],
+            redis: &[("idem:u42:K1", DAY_MS)],
+            beliefs: vec![Belief::GaveUp],
+            broken: vec![
+                (Invariant::LedgerMatchesCharges, rest),
+                (
+                    Invariant::DefiniteAnswer,
+                    r.first_violation(Invariant::DefiniteAnswer)
+                        .expect("no answer"),
+                ),
+            ],
+            ..Expect::default()
+        },
+    );
+    let stored = redis_log(&r)
+        .into_iter()
+        .find(|c| c.contains("\"status\":503"))
+        .expect("the error stored");
+    assert!(
+        stored.starts_with("SET idem:u42:K1 '{\"status\":503,\"error\":\"upstream_timeout\"")
+            && stored.ends_with(" PX 86400000 → OK"),
+        "{stored}"
+    );
+    assert!(responses(&r).contains(&(503, true)), "the 503 replayed");
+    let attempts = r.scenario.retry.max_attempts;
+    assert_eq!(r.end().client.ops[0].attempts, attempts);
+    assert!(!happenings(&r).any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
+}
+
+#[test]
+fn idempotency_key_processor_timeout_powertools_deletes_the_key_and_the_retry_runs_again() {
+    // AWS Lambda Powertools: the error deletes the key's record; the next retry
+    // runs the handler afresh. With the key passed to the processor the second
+    // charge request gets the first charge back: one charge, one row.
+    let r = timeout_run(Some(Toggle::DeleteOnError), true);
+    let rest = first_rest_without_a_row(&r);
+    check(
+        &r,
+        Expect {
+            charges: 1,
+            total: 100,
+            ledger: &["pay_1"],
+            redis: &[("idem:u42:K1", DAY_MS)],
+            beliefs: vec![ok("pay_1")],
+            recovered: vec![(Invariant::LedgerMatchesCharges, rest)],
+            ..Expect::default()
+        },
+    );
+    assert!(redis_log(&r)
+        .iter()
+        .any(|c| c.starts_with("DEL idem:u42:K1")));
+    assert!(happenings(&r).any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
+}
+
+#[test]
+fn idempotency_key_processor_timeout_without_the_processor_key_charges_twice_unless_stripe() {
+    // Without the key at the processor, running the handler again charges again:
+    // Powertools' retry after the delete, and the ADR's takeover alike. Stripe's
+    // replay charges once and leaves that charge without a ledger row.
+    for design in [None, Some(Toggle::DeleteOnError)] {
+        let r = timeout_run(design, false);
+        let rest = first_rest_without_a_row(&r);
+        check(
+            &r,
+            Expect {
+                charges: 2,
+                total: 200,
+                ledger: &["pay_1"],
+                redis: &[("idem:u42:K1", DAY_MS)],
+                beliefs: vec![ok("pay_1")],
+                broken: vec![
+                    (Invariant::AtMostOnceCharge, nth_step(&r, 2, fresh_charge)),
+                    (Invariant::LedgerMatchesCharges, rest),
+                ],
+                ..Expect::default()
+            },
+        );
+    }
+    let r = timeout_run(Some(Toggle::ErrorsReplayed), false);
+    let end = r.end();
+    assert_eq!(end.processor.charges.len(), 1);
+    assert_eq!(
+        end.db.table("payments").unwrap().committed_rows().count(),
+        0
+    );
+    assert_eq!(end.client.ops[0].belief, Belief::GaveUp);
+}
+
+#[test]
+fn stripe_and_powertools_exclude_each_other() {
+    use idem_sim::scenario::Toggles;
+    let t = Toggles::default().with(Toggle::ErrorsReplayed, true);
+    let t = t.with(Toggle::DeleteOnError, true);
+    assert!(t.has(Toggle::DeleteOnError) && !t.has(Toggle::ErrorsReplayed));
+    let t = t.with(Toggle::ErrorsReplayed, true);
+    assert!(t.has(Toggle::ErrorsReplayed) && !t.has(Toggle::DeleteOnError));
+}
+
 // ---------------------------------------------------------------- 3. conditional-update
 
 #[test]

@@ -288,6 +288,9 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
         Toggle::OtherWriter => ui.var_other_writer,
         Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
         Toggle::ShortDeadline => ui.var_short_deadline,
+        Toggle::ProcessorTimeout => ui.var_processor_timeout,
+        Toggle::ErrorsReplayed => ui.var_errors_replayed,
+        Toggle::DeleteOnError => ui.var_delete_on_error,
     }
 }
 
@@ -702,6 +705,9 @@ ui_struct! {
     var_other_writer,
     var_crash_before_commit,
     var_short_deadline,
+    var_processor_timeout,
+    var_errors_replayed,
+    var_delete_on_error,
     truth_title,
     truth_charges,
     unique_index,

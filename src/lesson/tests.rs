@@ -19,6 +19,7 @@ const RU_LATIN_ALLOWED: &[&str] = &[
     "Apache Kafka",
     "etcd",
     "Amazon DynamoDB",
+    "AWS Lambda Powertools",
     "HTTP",
     "API {}",
     "PSP",

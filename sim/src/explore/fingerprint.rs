@@ -204,6 +204,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
             lock,
             existing,
             lost_claim,
+            failed,
         } = hd;
         node.hash(h);
         id.hash(h);
@@ -217,6 +218,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
         lock.hash(h);
         existing.hash(h);
         lost_claim.hash(h);
+        failed.hash(h);
     }
 }
 

@@ -49,6 +49,7 @@ impl Api {
             lock: None,
             existing: None,
             lost_claim: false,
+            failed: false,
         };
         self.handling.insert(rid, h);
         out.happen(Happening::Phase {

@@ -5,7 +5,7 @@
 
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::Reply;
-use crate::key::Paid;
+use crate::key::{KeyRecord, Paid};
 use crate::node::rules::{col, key_cond, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
 use crate::redis;
@@ -118,6 +118,13 @@ pub(crate) fn insert_payment(
 /// then a retry takes it over and resumes (with the key passed to the
 /// processor, asking again is safe). A key store that does not answer
 /// fails closed: 503, nothing charged.
+///
+/// That is the lab's ADR. Two other designs are variants, for a timeout
+/// after the claim, where keys live in Redis: Stripe's
+/// ([`Toggle::ErrorsReplayed`]) stores the 503 under the key as its final
+/// answer, replayed to every retry; Powertools' ([`Toggle::DeleteOnError`])
+/// deletes the key, so the next retry runs the handler afresh. Either then
+/// answers 503.
 pub(crate) fn rules(
     h: &mut Handling,
     input: Input,
@@ -150,10 +157,51 @@ pub(crate) fn rules(
         }
     };
     let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
+    let timeout = Act::error(503, "upstream_timeout");
+    if h.failed {
+        // The key is stored or deleted (or the store did not answer): the 503.
+        return timeout;
+    }
     match (h.phase, input) {
         // The ledger has committed: a cache write that fails or times out does not change the answer.
         (Phase::StoreResponse, _) => answer(h, amount),
-        (_, Input::Timeout) => Act::error(503, "upstream_timeout"),
+        (phase, Input::Timeout) => {
+            // Past the claim, where keys live in Redis: Stripe's way stores the 503
+            // as the key's answer, Powertools' deletes the key; then the 503.
+            let replay = out.has(Toggle::ErrorsReplayed);
+            match cfg {
+                Some(c)
+                    if c.store == KeyStore::Redis
+                        && phase >= Phase::Charge
+                        && (replay || out.has(Toggle::DeleteOnError)) =>
+                {
+                    h.failed = true;
+                    let key = redis_key();
+                    if !replay {
+                        return Act::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
+                    }
+                    let done = Paid {
+                        payment: "upstream_timeout".into(),
+                        amount: 0,
+                    };
+                    let value = redis::Value::Key(KeyRecord {
+                        hash: hash(h),
+                        done: Some((503, done)),
+                    });
+                    Act::Go(
+                        Phase::StoreResponse,
+                        Call::Redis(redis::Cmd::Set {
+                            key,
+                            value,
+                            nx: false,
+                            xx: false,
+                            ttl: Some(redis::Ttl::Px(c.ttl.0)),
+                        }),
+                    )
+                }
+                _ => timeout,
+            }
+        }
         (Phase::Receive, _) => match (cfg, &key) {
             (None, _) => start_work(None),
             (Some(_), None) => Act::error(400, "idempotency_key_missing"),
@@ -445,6 +493,10 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
     // Redis drops an expired key by itself; a Postgres row is there until it is reclaimed.
     let expired = postgres && s.completed && s.locked_at + c.ttl <= out.now;
     if s.completed && !expired {
+        if s.code == 503 {
+            // A timeout stored as final (`Toggle::ErrorsReplayed`): replayed as it was.
+            return Act::Respond(503, Reply::Error("upstream_timeout"), true);
+        }
         return paid(s.payment, s.amount, true);
     }
     if postgres && (expired || s.locked_at + CLAIM_LEASE <= out.now) {

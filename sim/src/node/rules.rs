@@ -35,6 +35,9 @@ pub struct Handling {
     pub(crate) existing: Option<(String, i64)>,
     /// The owner's fenced write found its claim taken over: it rolled back.
     pub(crate) lost_claim: bool,
+    /// It timed out and has asked the key store to store or delete the key
+    /// (`Toggle::ErrorsReplayed`, `Toggle::DeleteOnError`): it answers 503 next.
+    pub(crate) failed: bool,
 }
 
 /// A key record as the API reads it back from its store.

@@ -142,6 +142,10 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 (Fingerprint, false),
                 (KeyToProcessor, true),
                 (NewKeyPerRetry, false),
+                // The same fault under three designs of what is stored on an error.
+                (ProcessorTimeout, false),
+                (ErrorsReplayed, false),
+                (DeleteOnError, false),
             ],
             ledger_key: true,
             ..base(
