@@ -457,6 +457,29 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  test('the processor\'s lost answer under the ADR, Stripe and Powertools: only Stripe leaves a charge without a ledger row', async () => {
+    await withLab(q({ scenario: 'idempotency-key', on: 'processor-timeout' }), async (lab) => {
+      const outcome = async () => [
+        await lab.text('charge-count'),
+        await lab.text('ledger-rows'),
+        await lab.byId('client-belief').getAttribute('data-belief'),
+      ];
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '1', 'succeeded'], 'the ADR: the takeover gets the same charge');
+      await lab.setToggle('errors-replayed', true);
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '0', 'gave-up'], 'Stripe: the stored 503 is replayed');
+      assert.match(await lab.text('phone-screen'), /checking/);
+      await lab.setToggle('delete-on-error', true);
+      assert.equal(await lab.byId('toggle-errors-replayed').isChecked(), false, 'one design at a time');
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '1', 'succeeded'], 'Powertools, with the key at the processor');
+      await lab.setToggle('key-to-processor', false);
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['2', '1', 'succeeded'], 'Powertools without it: the retry charges again');
+    });
+  });
+
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {
       await lab.toEnd();

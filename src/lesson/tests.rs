@@ -19,7 +19,6 @@ const RU_LATIN_ALLOWED: &[&str] = &[
     "Apache Kafka",
     "etcd",
     "Amazon DynamoDB",
-    "AWS Lambda Powertools",
     "HTTP",
     "API {}",
     "PSP",
