@@ -145,24 +145,46 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[
                         Answer(CheckKey, 201),
+                        Answer(CheckKey, 503),
                         Answer(Lookup, 201),
                         Answer(Lookup, 409),
                         Answer(Lookup, 422),
+                        Answer(Lookup, 503),
                     ],
-                    "  return stored.done ? 201 stored : 409",
+                    "  return stored.done ? stored.response : 409",
                     "409, пока processing; 422 — другое тело",
                     "409 while processing; 422: another body",
                 ),
-                l(
+                c(
                     &[In(Charge)],
                     "charge = processor.charge(card, 100, idempotency_key: K1)",
-                    "таймаут: 503, ничего не сохраняем",
-                    "timeout: 503, nothing stored",
+                ),
+                l(
+                    &[After(Charge, StoreResponse)],
+                    "  on timeout: redis.SET idem:u42:K1 '{503}'",
+                    "Stripe: ошибка хранится",
+                    "Stripe: the error is kept",
+                ),
+                l(
+                    &[In(Rollback)],
+                    "  on timeout: redis.DEL idem:u42:K1",
+                    "Powertools: ключ удалён",
+                    "Powertools: the key deleted",
+                ),
+                l(
+                    &[
+                        Answer(Charge, 503),
+                        Answer(StoreResponse, 503),
+                        Answer(Rollback, 503),
+                    ],
+                    "  on timeout: return 503",
+                    "ADR: захват остаётся",
+                    "the ADR: the claim stays",
                 ),
                 c(&[In(Begin)], "BEGIN"),
                 c(&[In(InsertPayment), In(FindPayment)], LEDGER),
                 c(&[In(Commit)], "COMMIT"),
-                l(&[In(StoreResponse)], REDIS_SET, "24 ч", "24 h"),
+                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
             ];
             L
