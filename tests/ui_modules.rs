@@ -8,32 +8,12 @@
 //!
 //! prints the graph (each module with the modules it names).
 
-use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
-
-/// `src/ui/listen.rs` → `ui::listen`; `mod.rs` is its directory; `lib.rs` is the root, "".
-fn module_of(rel: &Path) -> String {
-    let mut parts: Vec<String> = rel
-        .iter()
-        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
-        .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
-        parts.pop();
-    }
-    parts.join("::")
+mod support {
+    pub mod modgraph;
 }
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).expect("src") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
+use support::modgraph::{self, Graph};
 
 /// The code of a source without comments and without its test module (which may
 /// reach anything it tests).
@@ -89,51 +69,23 @@ fn paths(module: &str, code: &str) -> Vec<String> {
     out
 }
 
-/// The UI crate's graph: module → modules it names.
-fn graph() -> BTreeMap<String, Vec<String>> {
+/// The UI crate's graph: module → the modules it names.
+fn graph() -> Graph {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    files(&root, &mut found);
-    let modules: Vec<(String, String)> = found
-        .iter()
-        .map(|p| {
-            let rel = p.strip_prefix(&root).expect("under src");
-            let src = fs::read_to_string(p).expect("readable");
-            (module_of(rel), code(&src))
+    let named: Vec<(String, Vec<String>)> = modgraph::sources(&root)
+        .into_iter()
+        .map(|(m, src)| {
+            let p = paths(&m, &code(&src));
+            (m, p)
         })
         .collect();
-    let known: Vec<&str> = modules.iter().map(|(m, _)| m.as_str()).collect();
-    let mut g = BTreeMap::new();
-    for (m, code) in &modules {
-        let mut to: Vec<String> = Vec::new();
-        for path in paths(m, code) {
-            let segs: Vec<&str> = path.split("::").collect();
-            let target = (1..=segs.len())
-                .rev()
-                .map(|n| segs[..n].join("::"))
-                .find(|p| known.contains(&p.as_str()));
-            if let Some(t) = target {
-                if t != *m && !t.is_empty() && !to.contains(&t) {
-                    to.push(t);
-                }
-            }
-        }
-        to.sort();
-        g.insert(m.clone(), to);
-    }
-    g
+    modgraph::graph(&named)
 }
 
 #[test]
 fn no_module_imports_back_up_into_app() {
     let g = graph();
-    for (m, to) in &g {
-        println!(
-            "{:<16} → {}",
-            if m.is_empty() { "(lib)" } else { m },
-            to.join(", ")
-        );
-    }
+    modgraph::print(&g);
     for (m, to) in &g {
         // `main` mounts the app; the library root declares it.
         if m != "main" {
@@ -153,40 +105,10 @@ fn no_module_imports_back_up_into_app() {
     );
 }
 
-/// A cycle through `m`, if the graph has one reachable from it.
-fn cycle(
-    g: &BTreeMap<String, Vec<String>>,
-    m: &str,
-    stack: &mut Vec<String>,
-    done: &mut Vec<String>,
-) -> Option<Vec<String>> {
-    if let Some(i) = stack.iter().position(|s| s == m) {
-        let mut c = stack[i..].to_vec();
-        c.push(m.to_string());
-        return Some(c);
-    }
-    if done.iter().any(|d| d == m) {
-        return None;
-    }
-    stack.push(m.to_string());
-    for t in g.get(m).into_iter().flatten() {
-        if let Some(c) = cycle(g, t, stack, done) {
-            return Some(c);
-        }
-    }
-    stack.pop();
-    done.push(m.to_string());
-    None
-}
-
 #[test]
 fn the_ui_crate_has_no_import_cycle() {
-    let g = graph();
-    let mut done = Vec::new();
-    for m in g.keys() {
-        if let Some(c) = cycle(&g, m, &mut Vec::new(), &mut done) {
-            panic!("import cycle: {}", c.join(" → "));
-        }
+    if let Some(c) = modgraph::cycle(&graph()) {
+        panic!("import cycle: {}", c.join(" → "));
     }
 }
 
@@ -230,14 +152,15 @@ fn the_ui_never_parses_core_text() {
         "first_int(",
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    files(&root, &mut found);
     let mut read = 0;
-    for p in found.iter().filter(|p| !p.starts_with(root.join("lesson"))) {
-        let code = code(&fs::read_to_string(p).expect("readable"));
+    for (m, src) in modgraph::sources(&root) {
+        if m == "lesson" || m.starts_with("lesson::") {
+            continue;
+        }
+        let code = code(&src);
         read += 1;
         for pat in TAKEN_APART {
-            assert!(!code.contains(pat), "{}: {pat}", p.display());
+            assert!(!code.contains(pat), "{m}: {pat}");
         }
     }
     assert!(read > 10, "{read} files");

@@ -6,32 +6,11 @@
 //!
 //! prints the graph (each module with the modules it imports).
 
-use std::collections::BTreeMap;
-use std::fs;
+#[path = "../../tests/support/modgraph.rs"]
+mod modgraph;
+
+use modgraph::Graph;
 use std::path::Path;
-
-/// `sim/src/node/client.rs` → `node::client`; `mod.rs` is its directory; `lib.rs` is the root, "".
-fn module_of(rel: &Path) -> String {
-    let mut parts: Vec<String> = rel
-        .iter()
-        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
-        .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
-        parts.pop();
-    }
-    parts.join("::")
-}
-
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in fs::read_dir(dir).expect("sim/src") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// The `use crate::…;` statements of a source, without comments, each on one line.
 fn uses(src: &str) -> Vec<String> {
@@ -90,83 +69,21 @@ fn expand(tree: &str) -> Vec<String> {
 }
 
 /// The import graph of the core: module → modules it imports.
-fn graph() -> BTreeMap<String, Vec<String>> {
+fn graph() -> Graph {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    files(&root, &mut paths);
-    let modules: Vec<(String, String)> = paths
-        .iter()
-        .map(|p| {
-            let m = module_of(p.strip_prefix(&root).expect("under src"));
-            (m, fs::read_to_string(p).expect("readable"))
-        })
+    let named: Vec<(String, Vec<String>)> = modgraph::sources(&root)
+        .into_iter()
+        .map(|(m, src)| (m, uses(&src).iter().flat_map(|u| expand(u)).collect()))
         .collect();
-    let known: Vec<&str> = modules.iter().map(|(m, _)| m.as_str()).collect();
-    let mut g = BTreeMap::new();
-    for (m, src) in &modules {
-        let mut to: Vec<String> = Vec::new();
-        for u in uses(src) {
-            for path in expand(&u) {
-                // The longest prefix of the path that is a module.
-                let segs: Vec<&str> = path.split("::").collect();
-                let target = (1..=segs.len())
-                    .rev()
-                    .map(|n| segs[..n].join("::"))
-                    .find(|p| known.contains(&p.as_str()));
-                if let Some(t) = target {
-                    if t != *m && !t.is_empty() && !to.contains(&t) {
-                        to.push(t);
-                    }
-                }
-            }
-        }
-        to.sort();
-        g.insert(m.clone(), to);
-    }
-    g
-}
-
-/// A cycle through `m`, if the graph has one reachable from it.
-fn cycle(
-    g: &BTreeMap<String, Vec<String>>,
-    m: &str,
-    stack: &mut Vec<String>,
-    done: &mut Vec<String>,
-) -> Option<Vec<String>> {
-    if let Some(i) = stack.iter().position(|s| s == m) {
-        let mut c = stack[i..].to_vec();
-        c.push(m.to_string());
-        return Some(c);
-    }
-    if done.iter().any(|d| d == m) {
-        return None;
-    }
-    stack.push(m.to_string());
-    for t in g.get(m).into_iter().flatten() {
-        if let Some(c) = cycle(g, t, stack, done) {
-            return Some(c);
-        }
-    }
-    stack.pop();
-    done.push(m.to_string());
-    None
+    modgraph::graph(&named)
 }
 
 #[test]
 fn the_core_has_no_import_cycle() {
     let g = graph();
-    for (m, to) in &g {
-        println!(
-            "{:<16} → {}",
-            if m.is_empty() { "(lib)" } else { m },
-            to.join(", ")
-        );
-    }
-    let mut done = Vec::new();
-    for m in g.keys() {
-        if let Some(c) = cycle(&g, m, &mut Vec::new(), &mut done) {
-            panic!("import cycle: {}", c.join(" → "));
-        }
+    modgraph::print(&g);
+    if let Some(c) = modgraph::cycle(&g) {
+        panic!("import cycle: {}", c.join(" → "));
     }
 }
 
