@@ -31,8 +31,8 @@ pub enum Reply {
     Compared {
         defences: Toggles,
         step: Option<usize>,
-        mine: Outcome,
-        other: Outcome,
+        mine: Box<Outcome>,
+        other: Box<Outcome>,
     },
 }
 
@@ -106,8 +106,8 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
         post(&Reply::Compared {
             defences,
             step: run.diverges(&other),
-            mine: Outcome::of(run.end()),
-            other: Outcome::of(other.end()),
+            mine: Box::new(Outcome::of(run.end())),
+            other: Box::new(Outcome::of(other.end())),
         });
         return;
     }

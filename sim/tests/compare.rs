@@ -117,6 +117,6 @@ fn the_worker_compares_two_sets_of_defences() {
     assert_eq!(*defences, both);
     assert_eq!(*step, a.diverges(&a.with_defences(both)));
     assert!(step.is_some());
-    assert_eq!((mine.charges, other.charges), (2, 1));
+    assert_eq!((mine.charges(), other.charges()), (2, 1));
     assert!(!mine.broken.is_empty() && other.broken.is_empty());
 }

@@ -82,7 +82,7 @@ fn idempotency_key_with_defaults_never_charges_twice() {
             report.violation(Invariant::AtMostOnceCharge).is_none(),
             "{fault:?}: charged twice"
         );
-        assert!(report.outcomes.iter().all(|e| e.outcome.charges <= 1));
+        assert!(report.outcomes.iter().all(|e| e.outcome.charges() <= 1));
     }
     assert!(check(&s, &defaults, Fault::Parallel).is_none());
 }
@@ -166,7 +166,7 @@ fn the_panel_on_idempotency_key_with_defaults_finds_no_second_charge() {
     assert!(!found.truncated);
     assert!(found.outcomes.len() > 1);
     assert!(
-        found.outcomes.iter().all(|b| b.outcome.charges <= 1),
+        found.outcomes.iter().all(|b| b.outcome.charges() <= 1),
         "{found:?}"
     );
 }
@@ -186,7 +186,7 @@ fn the_panel_without_the_claim_after_two_parallel_retries_finds_two_charges_and_
     let two = found
         .outcomes
         .iter()
-        .find(|b| b.outcome.charges == 2)
+        .find(|b| b.outcome.charges() == 2)
         .expect("a two-charge outcome");
     let show = two.show.as_ref().expect("replayable");
     let config = idem_sim::Config::defaults(&s, SEED).with_toggles(show.toggles);

@@ -18,7 +18,7 @@ use idem_sim::link;
 use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::truth::{Fault, Replay};
 use idem_sim::wire::Request;
-use idem_sim::{Config, NodeId, Run};
+use idem_sim::{Config, Run};
 
 /// The progress line's element.
 pub const PROGRESS: &str = "xp";
@@ -132,7 +132,11 @@ impl View {
                 vec![(PROGRESS, h.finish())]
             }
             Reply::Found(f) => {
-                let many = f.outcomes.iter().filter(|b| b.outcome.charges > 1).count();
+                let many = f
+                    .outcomes
+                    .iter()
+                    .filter(|b| b.outcome.charges() > 1)
+                    .count();
                 let said = t.fill("said_found", &[&f.outcomes.len(), &many]);
                 vec![
                     (OUTCOMES, self.found(f)),
@@ -254,20 +258,30 @@ impl View {
         }
         h.el("p", &[], &ends);
         h.open("ul", &[("class", "xbars")]);
-        let mut bars: Vec<&Bar> = f.outcomes.iter().collect();
-        bars.sort_by_key(|b| {
+        // Broken first, then the most charges first; ties keep the order found.
+        // An insertion sort: the bars are few, and the library's stable sort
+        // costs about 2 KB of the worker's budget.
+        let key = |b: &Bar| {
             (
                 b.outcome.broken.is_empty(),
-                std::cmp::Reverse(b.outcome.charges),
+                usize::MAX - b.outcome.charges(),
             )
-        });
+        };
+        let mut bars: Vec<&Bar> = f.outcomes.iter().collect();
+        for i in 1..bars.len() {
+            let mut j = i;
+            while j > 0 && key(bars[j - 1]) > key(bars[j]) {
+                bars.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         for b in bars {
             let o = &b.outcome;
             h.open(
                 "li",
                 &[
                     ("data-testid", "explore-outcome"),
-                    ("data-charges", &o.charges.to_string()),
+                    ("data-charges", &o.charges().to_string()),
                     ("class", if o.broken.is_empty() { "" } else { "broken" }),
                 ],
             );
@@ -307,16 +321,22 @@ impl View {
     fn describe(&self, o: &Outcome) -> String {
         let t = self.t;
         let mut parts = Vec::new();
-        if self.s.nodes().contains(&NodeId::Processor) {
-            parts.push(t.fill("charged", &[&o.charged]));
-            parts.push(t.fill("charges", &[&o.charges]));
-            parts.push(t.fill("ledger", &[&o.ledger_rows]));
+        let seen = &o.seen;
+        if let Some(n) = seen.charges {
+            parts.push(t.fill("charged", &[&seen.charged]));
+            parts.push(t.fill("charges", &[&n]));
         }
-        if let Some(x) = o.balance {
+        if let Some(n) = seen.ledger_rows {
+            parts.push(t.fill("ledger", &[&n]));
+        }
+        if let Some(x) = seen.balance {
             parts.push(t.fill("balance", &[&x]));
         }
-        if let Some(x) = o.likes {
+        if let Some(x) = seen.likes {
             parts.push(t.fill("likes", &[&x]));
+        }
+        if let Some(x) = &seen.order_status {
+            parts.push(t.fill("order", &[x]));
         }
         let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
         if !beliefs.is_empty() {

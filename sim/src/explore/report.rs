@@ -4,6 +4,7 @@
 
 use super::Choice;
 use crate::invariant::Invariant;
+use crate::observe::Observables;
 use crate::world::{Belief, World};
 
 /// What the client believes about one operation at the end, for a histogram.
@@ -32,18 +33,13 @@ impl Believed {
     }
 }
 
-/// A quiet world, summed up: what happened to the money and what the app believes.
+/// A quiet world, summed up: what the reader can observe of it (the figures
+/// its scenario shows, [`World::observables`]), what the app believes and which
+/// invariants fail. End states are grouped by it, so a figure the catalogue
+/// adds is a figure the explorer tells apart.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Outcome {
-    /// Charges at the card processor, and their total.
-    pub charges: usize,
-    pub charged: i64,
-    /// Committed rows of the ledger (`payments`).
-    pub ledger_rows: usize,
-    /// The account's balance, where the scenario has one.
-    pub balance: Option<i64>,
-    /// The post's likes, where the scenario has them.
-    pub likes: Option<i64>,
+    pub seen: Observables,
     /// What the client believes, per operation.
     pub beliefs: Vec<Believed>,
     /// The invariants that do not hold.
@@ -53,11 +49,7 @@ pub struct Outcome {
 impl Outcome {
     pub fn of(w: &World) -> Outcome {
         Outcome {
-            charges: w.processor.charges.len(),
-            charged: w.processor.total(),
-            ledger_rows: w.ledger_rows().unwrap_or(0),
-            balance: w.balance(),
-            likes: w.likes(),
+            seen: w.observables(),
             beliefs: w
                 .client
                 .ops
@@ -71,6 +63,11 @@ impl Outcome {
                 .map(|(i, _)| *i)
                 .collect(),
         }
+    }
+
+    /// Charges at the card processor (0 where the scenario has none).
+    pub fn charges(&self) -> usize {
+        self.seen.charges.unwrap_or(0)
     }
 }
 
