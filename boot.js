@@ -1,6 +1,7 @@
-// The page's first script: a classic script at the top of <head> (the parser waits for
-// it, so it acts before anything is drawn), external and hashed by Trunk so the page
-// keeps a strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
+// The page's first script: a classic script in <head>, which the build's last hook
+// (e2e/prerender.mjs) writes into each page, so it runs as the parser reaches it, before
+// anything is drawn and with no round trip; the page's policy allows it by its hash
+// (script-src 'self' 'wasm-unsafe-eval' 'sha256-…').
 //
 // It stands after Trunk's <meta name="wasm-app">, which it reads (see 3).
 //

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { SCENARIOS } from './catalogue.mjs';
+import { policy, sha256 } from './prerender.mjs';
+import { policyOf } from './server.mjs';
 
 import {
   assertDistBuilt,
@@ -72,17 +74,26 @@ describe('dist/ (release build)', () => {
   for (const lang of LANGS) {
     const page = PAGES[lang];
 
-    test(`${page} has no inline script, inline style or style attribute`, () => {
+    test(`${page} has one inline style and one inline script, both allowed by hash in its own policy, and nothing else inline`, () => {
       const html = pages[lang];
+      const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/gi)];
+      assert.equal(styles.length, 1, 'one <style>: the style sheet, inline (e2e/prerender.mjs)');
+      assert.equal((html.match(/<style\b/gi) ?? []).length, 1, 'no other <style>');
       const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-      assert.ok(scripts.length > 0, `${page} loads a script`);
-      for (const [tag, attrs, body] of scripts) {
-        assert.match(attrs, /\bsrc=/, `script without src: ${tag.slice(0, 120)}`);
-        assert.equal(body.trim(), '', `script with inline code: ${tag.slice(0, 120)}`);
+      const inline = scripts.filter(([, attrs]) => !/\bsrc=/.test(attrs));
+      assert.equal(inline.length, 1, 'one inline script: boot.js');
+      assert.equal(inline[0][1], '', 'the inline script is a classic script');
+      for (const [tag, attrs, body] of scripts.filter(([, attrs]) => /\bsrc=/.test(attrs))) {
+        assert.equal(body.trim(), '', `script with src and code: ${tag.slice(0, 120)}`);
       }
-      assert.doesNotMatch(html, /<style\b/i, 'inline <style> element');
+      // The policy is the page's own, first in <head>, and the header the test server
+      // sends (e2e/server.mjs policyOf): the strict one plus exactly these two hashes.
+      assert.equal(policyOf(html), policy(sha256(styles[0][1]), sha256(inline[0][2])));
+      assert.match(html, /^<!doctype html><html lang="[a-z]+"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy"/i);
+      assert.doesNotMatch(policyOf(html), /'unsafe-inline'|'unsafe-eval'|\*|data:|https?:/);
       assert.doesNotMatch(html, /\sstyle\s*=/i, 'inline style attribute');
       assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'inline event handler attribute');
+      assert.doesNotMatch(html, /rel="(module)?preload"/, 'no preload: boot.js fetches the glue and the module itself');
     });
 
     test(`${page} refers to its assets by relative paths`, () => {

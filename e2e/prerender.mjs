@@ -7,8 +7,16 @@
 // and kept fresh by the test `fragments_are_fresh`: the prose has one source. Runs in
 // debug builds too (`make serve`), so the page served there is the same shell.
 // boot.js sends a reader to the page of their language.
+//
+// It also puts the style sheet and boot.js into each page (`inline`): both block the
+// first paint, and as files they cost a round trip before it (on a loaded machine the
+// largest part of the gap to a static page: issue 13, item 3). The page keeps a strict
+// policy: a <meta http-equiv="Content-Security-Policy"> first in <head> allows exactly
+// these two elements by their sha256, and nothing else inline (e2e/server.mjs sends
+// that policy as the header too; a host may send it, or none).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -54,14 +62,50 @@ export function prerender(html, fragment, lang) {
   return out;
 }
 
+/** The page's policy: every source its own origin, the wasm compiled, and the two inline elements by hash. */
+export const policy = (styleHash, scriptHash) =>
+  `default-src 'self'; script-src 'self' 'wasm-unsafe-eval' '${scriptHash}'; style-src 'self' '${styleHash}'`;
+
+/** A CSP hash source of an inline element's text. */
+export const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
+
+/**
+ * The shell with Trunk's style sheet link and boot.js's script replaced by their text
+ * (read with `read(file)`), and the policy that allows exactly them first in <head>.
+ * Returns the page and the two files it no longer needs.
+ */
+export function inline(shell, read) {
+  const take = (re, what) => {
+    const m = shell.match(re);
+    if (!m || shell.match(new RegExp(re, 'g')).length !== 1) throw new Error(`prerender: expected one ${what} in index.html`);
+    return m;
+  };
+  const [link, css] = take(/<link rel="stylesheet" href="\.\/(main-[0-9a-f]+\.css)"\/?>/, 'style sheet link');
+  const [tag, js] = take(/<script src="\.\/(boot-[0-9a-f]+\.js)"><\/script>/, 'boot.js script');
+  const style = read(css).trim();
+  const script = read(js).trim();
+  for (const [text, end] of [[style, '</style'], [script, '</script']]) {
+    if (text.toLowerCase().includes(end)) throw new Error(`prerender: ${end} inside the text to inline`);
+  }
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(sha256(style), sha256(script))}">`;
+  let out = shell.replace(link, () => `<style>${style}</style>`).replace(tag, () => `<script>${script}</script>`);
+  out = out.replace(/(<meta charset="utf-8">)/, (m) => m + meta);
+  if (!out.includes(meta)) throw new Error('prerender: no <meta charset="utf-8"> to put the policy after');
+  return { html: out, files: [css, js] };
+}
+
 /** Both pages into Trunk's staging dir. */
 function main() {
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('TRUNK_STAGING_DIR is not set: this script runs as a Trunk hook');
 // The shell's comments and the spaces between its tags go (the parts keep theirs).
-const shell = readFileSync(path.join(dir, 'index.html'), 'utf8')
-  .replace(/<!--[\s\S]*?-->/g, '')
-  .replace(/>\s+</g, '><');
+const { html: shell, files } = inline(
+  readFileSync(path.join(dir, 'index.html'), 'utf8')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/>\s+</g, '><'),
+  (file) => readFileSync(path.join(dir, file), 'utf8'),
+);
+for (const file of files) rmSync(path.join(dir, file));
 for (const [lang, page] of Object.entries(PAGES)) {
   const fragment = readFileSync(path.join(dir, 'public', 'lesson', `${lang}.html`), 'utf8');
   const html = prerender(shell, fragment, lang);

@@ -16,6 +16,16 @@ import { pathToFileURL } from 'node:url';
 export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
+/**
+ * The policy a page states for itself (e2e/prerender.mjs writes it first in <head>: CSP
+ * with the hashes of its one inline style and one inline script), else `CSP`. Sent as
+ * the header too, as a host would: a page without the meta gets the strict one.
+ */
+export function policyOf(body) {
+  const m = /^<!doctype html><html[^>]*><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="([^"]*)">/i.exec(String(body).slice(0, 512));
+  return m ? m[1] : CSP;
+}
+
 const MIME = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -51,7 +61,7 @@ export async function startServer({ root, prefix = '/', extraFiles = {}, port = 
       res.writeHead(status, {
         'Content-Type': type,
         'Content-Length': Buffer.byteLength(body),
-        'Content-Security-Policy': CSP,
+        'Content-Security-Policy': type.startsWith('text/html') ? policyOf(body) : CSP,
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-store',
       });
