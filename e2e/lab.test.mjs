@@ -480,6 +480,24 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  test('the receipt by email: the customer gets two without the outbox and one with it, charged once either way', async () => {
+    await withLab(q({ scenario: 'receipt-email' }), async (lab) => {
+      const outcome = async () => [
+        await lab.text('charge-count'),
+        await lab.text('ledger-rows'),
+        await lab.text('receipts'),
+      ];
+      assert.equal(await lab.has('node-mail'), true, 'the mail service is drawn');
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '1', '2'], 'the resumed retry emails the receipt again');
+      assert.equal(await lab.invariantStatus(), 'violated');
+      await lab.setToggle('outbox', true);
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '1', '1'], 'the relay sends again; the mail service drops the repeated id');
+      assert.equal(await lab.invariantStatus(), 'holds');
+    });
+  });
+
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {
       await lab.toEnd();

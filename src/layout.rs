@@ -25,6 +25,7 @@ impl Layout {
     pub fn new(nodes: &[NodeId], tall: bool) -> Layout {
         let apis: Vec<NodeId> = nodes.iter().copied().filter(|n| n.is_api()).collect();
         let pipeline = nodes.contains(&NodeId::Broker);
+        let mail = nodes.contains(&NodeId::Mail);
         let at = |x: f64, y: f64, w: f64, h: f64| Place { x, y, w, h };
         let mut out = Vec::new();
         // A phone's portrait is kept short, so playback and the outcome fit under it.
@@ -45,8 +46,13 @@ impl Layout {
             (true, false) => {
                 out.push((NodeId::Client, at(180.0, 34.0, 170.0, 56.0)));
                 let gap = if apis.len() > 2 { 118.0 } else { 170.0 };
+                // The mail service sits right of the one API instance.
+                let left = if mail { 70.0 } else { 0.0 };
+                if mail {
+                    out.push((NodeId::Mail, at(280.0, 148.0, 140.0, 60.0)));
+                }
                 for (i, a) in apis.iter().enumerate() {
-                    let x = 180.0 + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
+                    let x = 180.0 - left + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
                     out.push((
                         *a,
                         at(x, 148.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
@@ -73,6 +79,10 @@ impl Layout {
                 for (i, a) in apis.iter().enumerate() {
                     let y = 150.0 + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
                     out.push((*a, at(330.0, y, 160.0, 64.0)));
+                }
+                // The mail service sits under the one API instance.
+                if mail {
+                    out.push((NodeId::Mail, at(330.0, 258.0, 160.0, 56.0)));
                 }
                 for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
                     .into_iter()
@@ -116,6 +126,9 @@ impl Layout {
         for a in &apis {
             for s in [NodeId::Redis, NodeId::Postgres, NodeId::Processor] {
                 v.push((*a, s));
+            }
+            if has(NodeId::Mail) {
+                v.push((*a, NodeId::Mail));
             }
         }
         v

@@ -74,6 +74,7 @@ pub fn node_name(ui: &Ui, n: NodeId) -> String {
         NodeId::Processor => ui.node_processor.into(),
         NodeId::Broker => ui.node_kafka.into(),
         NodeId::Consumer => ui.node_consumer.into(),
+        NodeId::Mail => ui.node_mail.into(),
     }
 }
 
@@ -87,6 +88,7 @@ pub fn node_short(ui: &Ui, n: NodeId) -> String {
         NodeId::Processor => ui.short_processor.into(),
         NodeId::Broker => "Kafka".into(),
         NodeId::Consumer => ui.node_consumer.into(),
+        NodeId::Mail => "Mail".into(),
     }
 }
 
@@ -98,6 +100,7 @@ pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
         Invariant::BalanceMatches => ui.inv_balance_matches_debits,
         Invariant::DefiniteAnswer => ui.inv_definite_answer,
         Invariant::ResponseMatchesRequest => ui.inv_replay_same_request,
+        Invariant::OneReceipt => ui.inv_one_receipt,
     }
 }
 
@@ -127,6 +130,10 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::Dedup => ui.ph_dedup,
         Phase::Apply => ui.ph_apply,
         Phase::CommitOffset => ui.ph_commit_offset,
+        Phase::Outbox => ui.ph_outbox,
+        Phase::SendEmail => ui.ph_send_email,
+        Phase::Poll => ui.ph_poll,
+        Phase::MarkSent => ui.ph_mark_sent,
     }
 }
 
@@ -267,6 +274,14 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 Some(fill(ui.n_appended, &[msg_id, &offset.to_string()]))
             }
             Happening::OffsetCommitted(o) => Some(fill(ui.n_offset, &[&o.to_string()])),
+            Happening::Emailed { payment, duplicate } => Some(fill(
+                if *duplicate {
+                    ui.n_email_dup
+                } else {
+                    ui.n_emailed
+                },
+                &[payment],
+            )),
             Happening::Invariant { inv, holds } => {
                 let t = if *holds {
                     ui.n_invariant_restored

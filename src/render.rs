@@ -411,6 +411,9 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     if let Some(status) = o.order_status {
         num(ui.order_status, "order-status", status);
     }
+    if let Some(n) = o.receipts {
+        num(ui.receipts, "receipts", n.to_string());
+    }
     h.close("dl");
     let all = w.all_hold();
     let (word, id) = if all {
@@ -521,6 +524,7 @@ fn icon(n: NodeId) -> &'static str {
         }
         NodeId::Processor => "M1 5h20v13H1zM1 9h20M4 14h5",
         NodeId::Broker => "M2 4h18M2 9h18M2 14h18M2 19h12",
+        NodeId::Mail => "M1 4h20v14H1zM1 4l10 8 10-8",
     }
 }
 
@@ -571,6 +575,7 @@ fn busy(rec: Option<&StepRecord>) -> Vec<NodeId> {
             Happening::Redis { .. } => Some(NodeId::Redis),
             Happening::Sql { .. } | Happening::SqlWaits { .. } => Some(NodeId::Postgres),
             Happening::Charged { .. } => Some(NodeId::Processor),
+            Happening::Emailed { .. } => Some(NodeId::Mail),
             Happening::Appended { .. } | Happening::OffsetCommitted(_) => Some(NodeId::Broker),
             Happening::ClientSent { .. }
             | Happening::ClientTimeout { .. }
@@ -639,7 +644,7 @@ pub fn topology(
             NodeId::Client => "client",
             NodeId::Api(_) => "api",
             NodeId::Redis | NodeId::Postgres => "store",
-            NodeId::Processor => "external",
+            NodeId::Processor | NodeId::Mail => "external",
             NodeId::Broker | NodeId::Consumer => "service",
         };
         let up = w.is_up(*node);

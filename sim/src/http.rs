@@ -32,6 +32,9 @@ pub enum Body {
     Like { op_id: String },
     /// `POST /orders/42/pay`
     PayOrder { order: i64, amount: i64 },
+    /// Not a request: the outbox's relay, a task of the API process
+    /// (`node::api`), run by the same runtime as a request's handler.
+    Relay,
 }
 
 impl Body {
@@ -49,6 +52,7 @@ impl Body {
             Body::ReadAccount => "/accounts/1".into(),
             Body::Like { .. } => "/posts/1/like".into(),
             Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
+            Body::Relay => String::new(),
         }
     }
 
@@ -62,7 +66,7 @@ impl Body {
             } => {
                 format!("{{\"amount\":{amount},\"expected_version\":{expected_version}}}")
             }
-            Body::ReadAccount => String::new(),
+            Body::ReadAccount | Body::Relay => String::new(),
             Body::Like { op_id } => format!("{{\"op_id\":\"{op_id}\"}}"),
             Body::PayOrder { amount, .. } => format!("{{\"amount\":{amount}}}"),
         }
@@ -74,7 +78,7 @@ impl Body {
             Body::Charge { amount }
             | Body::Debit { amount, .. }
             | Body::PayOrder { amount, .. } => Some(*amount),
-            Body::ReadAccount | Body::Like { .. } => None,
+            Body::ReadAccount | Body::Like { .. } | Body::Relay => None,
         }
     }
 

@@ -17,6 +17,9 @@ pub enum Invariant {
     DefiniteAnswer,
     /// A success response answers the request it came for, not another one.
     ResponseMatchesRequest,
+    /// The customer receives exactly one receipt per payment: never more
+    /// receipts than the ledger has payments, and (once the run is quiet) no fewer.
+    OneReceipt,
 }
 
 /// When a property is judged, as in stateright's `always` / `eventually`.
@@ -34,13 +37,14 @@ pub enum Expect {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 6] = [
+    pub const ALL: [Invariant; 7] = [
         Invariant::AtMostOnceCharge,
         Invariant::LedgerMatchesCharges,
         Invariant::LikesMatchOps,
         Invariant::BalanceMatches,
         Invariant::DefiniteAnswer,
         Invariant::ResponseMatchesRequest,
+        Invariant::OneReceipt,
     ];
 
     /// Stable id for test ids and URLs.
@@ -52,6 +56,7 @@ impl Invariant {
             Invariant::BalanceMatches => "balance-matches",
             Invariant::DefiniteAnswer => "definite-answer",
             Invariant::ResponseMatchesRequest => "response-matches-request",
+            Invariant::OneReceipt => "one-receipt",
         }
     }
 

@@ -36,6 +36,12 @@ impl Invariant {
                 .is_none_or(|b| b >= w.initial.balance - w.intended_debits),
             Invariant::DefiniteAnswer => w.client.ops.iter().all(|o| o.belief.is_definite()),
             Invariant::ResponseMatchesRequest => w.client.ops.iter().all(|o| !o.wrong_answer),
+            // Safety (never two) always; liveness (one each) once nothing is left to happen.
+            // (Every receipt names a committed payment: counting them is enough.)
+            Invariant::OneReceipt => {
+                let (sent, rows) = (w.mail.sent.len(), w.ledger_rows().unwrap_or(0));
+                sent <= rows && (sent == rows || !w.is_quiet())
+            }
         }
     }
 }

@@ -21,6 +21,8 @@ pub enum NodeId {
     Processor,
     Broker,
     Consumer,
+    /// The mail service (an email provider): it sends the customer receipts.
+    Mail,
 }
 
 impl NodeId {
@@ -34,6 +36,7 @@ impl NodeId {
             NodeId::Processor => "processor".into(),
             NodeId::Broker => "broker".into(),
             NodeId::Consumer => "consumer".into(),
+            NodeId::Mail => "mail".into(),
         }
     }
 
@@ -46,6 +49,7 @@ impl NodeId {
             "processor" => NodeId::Processor,
             "broker" => NodeId::Broker,
             "consumer" => NodeId::Consumer,
+            "mail" => NodeId::Mail,
             _ => {
                 let letter = s.strip_prefix("api-")?.as_bytes();
                 match letter {
@@ -78,6 +82,7 @@ mod tests {
             NodeId::Api(2),
             NodeId::Redis,
             NodeId::Consumer,
+            NodeId::Mail,
         ] {
             assert_eq!(NodeId::from_slug(&n.slug()), Some(n));
         }
@@ -97,6 +102,7 @@ impl fmt::Display for NodeId {
             NodeId::Processor => f.write_str("processor"),
             NodeId::Broker => f.write_str("broker"),
             NodeId::Consumer => f.write_str("consumer"),
+            NodeId::Mail => f.write_str("mail"),
         }
     }
 }
@@ -149,6 +155,16 @@ pub enum Payload {
     CommitOffset {
         offset: u64,
     },
+    /// Send the customer a receipt for `payment`; with `id`, the mail service
+    /// sends each id once (the outbox's message id, as an idempotency key).
+    Email {
+        id: Option<String>,
+        payment: String,
+    },
+    /// The mail service accepted the email (`duplicate`: it had sent this id already).
+    EmailAck {
+        duplicate: bool,
+    },
 }
 
 /// What kind of message a payload is, for styling and matching.
@@ -160,6 +176,7 @@ pub enum PayloadKind {
     Sql,
     Charge,
     Broker,
+    Mail,
 }
 
 impl PayloadKind {
@@ -172,6 +189,7 @@ impl PayloadKind {
             PayloadKind::Sql => "sql",
             PayloadKind::Charge => "charge",
             PayloadKind::Broker => "broker",
+            PayloadKind::Mail => "mail",
         }
     }
 }
@@ -190,6 +208,7 @@ impl Payload {
             | Payload::ProduceAck { .. }
             | Payload::Deliver { .. }
             | Payload::CommitOffset { .. } => PayloadKind::Broker,
+            Payload::Email { .. } | Payload::EmailAck { .. } => PayloadKind::Mail,
         }
     }
 
@@ -202,6 +221,7 @@ impl Payload {
                 | Payload::ChargeReply { .. }
                 | Payload::ChargeRefused { .. }
                 | Payload::ProduceAck { .. }
+                | Payload::EmailAck { .. }
         )
     }
 }
@@ -333,7 +353,7 @@ pub struct Links {
     pub mobile: Latency,
     /// API ↔ Redis, Postgres, broker; consumer ↔ anything: one data centre.
     pub internal: Latency,
-    /// API ↔ card processor: an external PSP over the internet.
+    /// API ↔ card processor or mail service: an external service over the internet.
     pub processor: Latency,
 }
 
@@ -360,7 +380,10 @@ impl Links {
     pub fn between(&self, a: NodeId, b: NodeId) -> Latency {
         if a == NodeId::Client || b == NodeId::Client {
             self.mobile
-        } else if a == NodeId::Processor || b == NodeId::Processor {
+        } else if [a, b]
+            .iter()
+            .any(|n| matches!(n, NodeId::Processor | NodeId::Mail))
+        {
             self.processor
         } else {
             self.internal

@@ -22,6 +22,8 @@ pub struct Observables {
     pub likes: Option<i64>,
     /// The order's status (`NEW`, `PAID`).
     pub order_status: Option<String>,
+    /// The receipts the customer received by email.
+    pub receipts: Option<usize>,
 }
 
 impl World {
@@ -47,6 +49,7 @@ impl World {
                         .map(|r| r[c].to_string())
                         .unwrap_or_default()
                 }),
+            receipts: shows(Figure::Receipts).then_some(self.mail.sent.len()),
         }
     }
 
@@ -85,6 +88,7 @@ mod tests {
                 (Figure::Account, has("accounts")),
                 (Figure::Likes, has("posts")),
                 (Figure::OrderStatus, has("orders")),
+                (Figure::Receipts, s.sends_receipts()),
             ];
             for (f, held) in held {
                 assert_eq!(s.shows(f), held, "{}: {f:?}", s.id);

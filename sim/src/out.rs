@@ -43,6 +43,8 @@ pub enum Event {
     ProducerTimeout {
         attempt: u32,
     },
+    /// The outbox's relay of this API instance tries again after a failure.
+    Relay(NodeId),
 }
 
 /// A queued event's place: (time, sequence number).
@@ -77,6 +79,9 @@ pub struct Out<'a> {
     pub hs: &'a mut Vec<Happening>,
     /// A node that must crash now: the world crashes it once the node returns.
     pub crash: Option<NodeId>,
+    /// A handler committed a message to the outbox: the world wakes this
+    /// instance's relay once the node returns.
+    pub relay: Option<NodeId>,
 }
 
 impl Out<'_> {

@@ -50,6 +50,14 @@ pub enum Phase {
     Apply,
     /// Consumer: commit the offset to the broker.
     CommitOffset,
+    /// INSERT INTO outbox: the receipt, in the ledger row's transaction.
+    Outbox,
+    /// Send the receipt to the mail service (the handler itself, or the relay).
+    SendEmail,
+    /// The outbox's relay: SELECT the oldest receipt not yet sent.
+    Poll,
+    /// The outbox's relay: mark the receipt sent.
+    MarkSent,
 }
 
 /// Where the API keeps idempotency keys.
@@ -69,6 +77,9 @@ pub enum Handler {
     Charge {
         store: Option<KeyStore>,
         transactional: bool,
+        /// After the payment commits it sends the customer a receipt by email
+        /// (with [`Toggle::Outbox`]: through the transactional outbox).
+        receipt: bool,
     },
     /// `POST /accounts/1/debit` with `expected_version`.
     Debit,
@@ -262,6 +273,8 @@ pub enum Figure {
     Likes,
     /// The order's status.
     OrderStatus,
+    /// The receipts the customer received by email.
+    Receipts,
 }
 
 /// A scenario.
@@ -303,6 +316,10 @@ pub const USER_ID: i64 = USER;
 
 /// The ledger's columns, in the order `SELECT *` returns them.
 pub const PAYMENT_COLUMNS: [&str; 4] = ["id", "user_id", "amount", "idempotency_key"];
+
+/// The outbox's columns: the message id (the receipt's id, made from the
+/// payment's), the payment, and `pending` until the relay has sent it.
+pub const OUTBOX_COLUMNS: [&str; 3] = ["id", "payment_id", "status"];
 
 /// The key table's columns, in the order `SELECT *` returns them.
 pub const KEY_COLUMNS: [&str; 7] = [
@@ -413,7 +430,15 @@ impl Scenario {
             Handler::Pipeline => v.extend([NodeId::Broker, NodeId::Consumer, NodeId::Postgres]),
             _ => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
         }
+        if self.sends_receipts() {
+            v.push(NodeId::Mail);
+        }
         v
+    }
+
+    /// Its handler emails the customer a receipt for each payment.
+    pub fn sends_receipts(&self) -> bool {
+        matches!(self.handler, Handler::Charge { receipt: true, .. })
     }
 
     /// Whether its outcome pane shows `f`.
@@ -448,6 +473,13 @@ impl Scenario {
                     &["user_id", "key"],
                     unique,
                 ));
+                if self.sends_receipts() && toggles.has(Toggle::Outbox) {
+                    t.push(Table::new("outbox", &OUTBOX_COLUMNS).with_unique(
+                        "outbox_pkey",
+                        &["id"],
+                        true,
+                    ));
+                }
                 if self.handler == Handler::PayOrder {
                     t.push(
                         Table::new("orders", &["id", "status"])

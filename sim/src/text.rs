@@ -237,6 +237,11 @@ impl Payload {
             }
             Payload::Deliver { offset, msg_id, .. } => format!("deliver #{offset} {msg_id}"),
             Payload::CommitOffset { offset } => format!("commit offset {offset}"),
+            Payload::Email { id, payment } => match id {
+                Some(k) => format!("email {payment} {k}"),
+                None => format!("email {payment}"),
+            },
+            Payload::EmailAck { duplicate } => if *duplicate { "202 (dup)" } else { "202" }.into(),
         }
     }
 

@@ -114,6 +114,12 @@ pub enum Happening {
         duplicate: bool,
     },
     OffsetCommitted(u64),
+    /// The mail service sent the customer a receipt for `payment` (or, for a
+    /// message id it had sent already, acknowledged it and sent nothing).
+    Emailed {
+        payment: String,
+        duplicate: bool,
+    },
     /// A command from the reader (or the scenario's script) was applied.
     Command(Command),
     /// The moment the lesson pauses on: a retry or a duplicate leaves the app, or a
@@ -240,6 +246,16 @@ fn render(h: &Happening) -> Option<String> {
         } => format!("duplicate {msg_id} dropped"),
         Happening::Appended { offset, msg_id, .. } => format!("append #{offset} {msg_id}"),
         Happening::OffsetCommitted(o) => format!("offset={o}"),
+        Happening::Emailed {
+            payment, duplicate, ..
+        } => format!(
+            "EMAIL receipt {payment}{}",
+            if *duplicate {
+                " (duplicate dropped)"
+            } else {
+                ""
+            }
+        ),
         Happening::Command(c) => format!("COMMAND {c:?}"),
         Happening::Decisive => "DECISIVE".into(),
         Happening::Invariant { inv, holds } => {

@@ -79,6 +79,7 @@ impl W {
             NodeId::Processor => 3,
             NodeId::Broker => 4,
             NodeId::Consumer => 5,
+            NodeId::Mail => 6,
             NodeId::Api(i) => 16 + u32::from(i),
         });
     }
@@ -169,6 +170,7 @@ impl R<'_> {
             3 => NodeId::Processor,
             4 => NodeId::Broker,
             5 => NodeId::Consumer,
+            6 => NodeId::Mail,
             i @ 16..=271 => NodeId::Api((i - 16) as u8),
             _ => return None,
         })

@@ -26,6 +26,7 @@ pub use crate::node::api::Api;
 pub use crate::node::broker::{Broker, Consumer, Producer, Record};
 pub use crate::node::charge::CLAIM_LEASE;
 pub use crate::node::client::{Client, ClientOp, Lane};
+pub use crate::node::mail::Mail;
 pub use crate::node::processor::{Charge, Processor};
 pub use crate::node::rules::{Handling, Stored};
 pub use crate::out::{Event, EventKey};
@@ -83,6 +84,8 @@ pub struct World {
     pub redis: Redis,
     pub db: Db,
     pub processor: Processor,
+    /// The mail service: the receipts the customer received.
+    pub mail: Mail,
     pub broker: Broker,
     pub producer: Producer,
     pub consumer: Consumer,
@@ -136,6 +139,7 @@ macro_rules! out {
             apis: $w.apis.len() as u8,
             hs: $hs,
             crash: None,
+            relay: None,
         }
     };
 }
@@ -173,6 +177,8 @@ enum Stimulus {
     External(Stmt),
     /// A request's database connection closes.
     Disconnect(ReqId),
+    /// API instance `i`'s outbox relay wakes up.
+    Relay(u8),
 }
 
 impl World {
@@ -199,6 +205,7 @@ impl World {
             redis: Redis::default(),
             db,
             processor: Processor::default(),
+            mail: Mail::default(),
             broker: Broker::default(),
             producer: Producer::default(),
             consumer: Consumer {
@@ -333,6 +340,10 @@ impl World {
             Event::ProducerTimeout { attempt } => {
                 self.react(Stimulus::Producer(Some(attempt)), hs_);
             }
+            Event::Relay(NodeId::Api(i)) => {
+                self.react(Stimulus::Relay(i), hs_);
+            }
+            Event::Relay(_) => {}
         }
         self.settle(&mut hs);
         hs
@@ -524,6 +535,9 @@ impl World {
                 (NodeId::Processor, Payload::Charge { amount, key, op }) => self
                     .processor
                     .on_charge(from, req, (amount, key, op), &mut o),
+                (NodeId::Mail, Payload::Email { id, payment }) => {
+                    self.mail.on_email(from, req, (id, payment), &mut o)
+                }
                 (NodeId::Client, Payload::Response(r)) => self.client.on_response(r, &mut o),
                 (
                     NodeId::Broker,
@@ -561,9 +575,19 @@ impl World {
             Stimulus::Disconnect(rid) => {
                 postgres::disconnect(&mut self.db, &self.conns, rid, &mut o)
             }
+            Stimulus::Relay(i) => {
+                let rid = ReqId(self.next_req);
+                if self.apis[i as usize].wake_relay(NodeId::Api(i), rid, &mut o) {
+                    self.next_req += 1;
+                }
+            }
         }
-        if let Some(n) = o.crash {
+        let (crash, relay) = (o.crash, o.relay);
+        if let Some(n) = crash {
             self.crash(n, hs);
+        }
+        if let Some(NodeId::Api(i)) = relay {
+            self.react(Stimulus::Relay(i), hs);
         }
         answer
     }
@@ -606,5 +630,9 @@ impl World {
             _ => return,
         }
         hs.push(Happening::Restarted(node));
+        // The outbox's relay starts with its process, and sends what is left.
+        if let (NodeId::Api(i), true) = (node, self.has(Toggle::Outbox)) {
+            self.react(Stimulus::Relay(i), hs);
+        }
     }
 }

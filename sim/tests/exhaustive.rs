@@ -13,7 +13,7 @@
 
 use idem_sim::explore::{describe, explore, Believed, Bound, Report};
 use idem_sim::invariant::Expect;
-use idem_sim::scenario::{self, FaultClass, Scenario};
+use idem_sim::scenario::{self, FaultClass, Scenario, Toggle};
 use idem_sim::{Config, Invariant, Millis, World};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -135,4 +135,36 @@ fn defended_configurations_answer_in_every_order_with_one_crash() {
 #[test]
 fn defended_configurations_survive_every_order_with_one_clock_jump() {
     check(&bound(0, 0, 1), &[FaultClass::Clock]);
+}
+
+/// receipt-email without its own fault: one fault of the explorer's, a lost
+/// message or a crash anywhere, in every order. The ADR's key keeps the charge
+/// once either way; the receipt is sent twice on some path without the outbox,
+/// and exactly once on every path with it.
+#[test]
+fn the_outbox_sends_exactly_one_receipt_under_any_single_fault() {
+    let mut s = scenario::by_id("receipt-email").expect("scenario");
+    s.faults = &[];
+    for (losses, crashes) in [(1, 0), (0, 1)] {
+        for outbox in [false, true] {
+            let toggles = s.default_toggles().with(Toggle::Outbox, outbox);
+            let w = World::new(
+                Arc::new(s.clone()),
+                Config::defaults(&s, 1).with_toggles(toggles),
+            );
+            let report = explore(&w, &bound(losses, crashes, 0));
+            assert!(!report.truncated && report.ends > 0);
+            eprintln!(
+                "receipt-email outbox {outbox:<5} losses {losses} crashes {crashes}: \
+                 {} transitions {} unique {} ends",
+                report.states, report.unique, report.ends
+            );
+            let twice = report.violation(Invariant::OneReceipt);
+            assert_eq!(twice.is_some(), !outbox, "{twice:?}");
+            for e in &report.outcomes {
+                assert!(e.outcome.broken.iter().all(|i| *i == Invariant::OneReceipt));
+            }
+            assert!(report.violation(Invariant::AtMostOnceCharge).is_none());
+        }
+    }
 }

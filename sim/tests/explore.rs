@@ -340,6 +340,7 @@ fn each_undefended_scenario_shows_its_textbook_violation() {
             "conditional-update" | "consumer-redelivery" => Invariant::BalanceMatches,
             "counter-increment" => Invariant::LikesMatchOps,
             "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
+            "receipt-email" => Invariant::OneReceipt,
             _ => Invariant::AtMostOnceCharge,
         };
         let start = world(s, s.undefended());

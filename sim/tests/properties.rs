@@ -365,6 +365,7 @@ fn headline(id: &str) -> Invariant {
         "conditional-update" | "consumer-redelivery" => Invariant::BalanceMatches,
         "counter-increment" => Invariant::LikesMatchOps,
         "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
+        "receipt-email" => Invariant::OneReceipt,
         _ => Invariant::AtMostOnceCharge,
     }
 }

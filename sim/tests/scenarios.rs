@@ -1659,6 +1659,109 @@ fn status_transition_without_the_row_count_check_charges_twice() {
     assert!(zero < nth_step(&r, 2, fresh_charge));
 }
 
+// ---------------------------------------------------------------- 14. receipt-email
+
+fn emailed(duplicate: bool) -> impl Fn(&Happening) -> bool {
+    move |h| matches!(h, Happening::Emailed { duplicate: d, .. } if *d == duplicate)
+}
+
+/// The receipts the customer received, by payment, and every send the mail
+/// service answered as a duplicate.
+fn receipts(run: &Run) -> (Vec<String>, usize) {
+    let end = run.end();
+    let got = end.mail.sent.clone();
+    (got, happenings(run).filter(|h| emailed(true)(h)).count())
+}
+
+/// The ADR's handler, safe for the charge, emails the receipt after the commit;
+/// the mail service's answer is lost. The handler times out (503, nothing
+/// stored), the retry resumes the key, finds the payment in the ledger — and
+/// emails the receipt again.
+#[test]
+fn receipt_email_a_lost_mail_answer_sends_two_receipts_and_charges_once() {
+    let r = run("receipt-email", &[]);
+    check(
+        &r,
+        Expect {
+            charges: 1,
+            total: 100,
+            ledger: &["pay_1"],
+            redis: &[("idem:u42:K1", DAY_MS)],
+            beliefs: vec![ok("pay_1")],
+            broken: vec![(Invariant::OneReceipt, nth_step(&r, 2, emailed(false)))],
+            ..Expect::default()
+        },
+    );
+    assert_eq!(receipts(&r), (vec!["pay_1".into(), "pay_1".into()], 0));
+    let lost = nth_step(&r, 1, |h| {
+        matches!(
+            h,
+            Happening::Lost {
+                from: NodeId::Mail,
+                ..
+            }
+        )
+    });
+    assert!(nth_step(&r, 1, emailed(false)) < lost);
+    // The retry's charge is the processor's replay; its INSERT finds the row.
+    assert!(happenings(&r).any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
+    let ins = sql_log(&r, "INSERT INTO payments");
+    assert!(
+        ins[0].ends_with("INSERT 0 1") && ins[1].ends_with("INSERT 0 0"),
+        "{ins:?}"
+    );
+    assert!(client_got(&r).contains(&"201 pay_1 (replay)".to_string()));
+}
+
+/// The transactional outbox: the receipt is a row written in the ledger row's
+/// transaction; the relay sends it after the commit, its answer is lost, and it
+/// sends it again with the same id, which the mail service drops.
+#[test]
+fn receipt_email_with_the_outbox_sends_one_receipt() {
+    let r = run("receipt-email", &[(Toggle::Outbox, true)]);
+    check(
+        &r,
+        Expect {
+            charges: 1,
+            total: 100,
+            ledger: &["pay_1"],
+            redis: &[("idem:u42:K1", DAY_MS)],
+            beliefs: vec![ok("pay_1")],
+            ..Expect::default()
+        },
+    );
+    assert_eq!(receipts(&r), (vec!["pay_1".into()], 1));
+    assert_eq!(committed(&r, "outbox"), [["rcpt_pay_1", "pay_1", "sent"]]);
+    // The app has its answer before the receipt is sent: the relay works after the commit.
+    let answered = nth_step(&r, 1, |h| {
+        matches!(h, Happening::Responded { status: 201, .. })
+    });
+    assert!(answered < nth_step(&r, 1, emailed(false)));
+    assert_eq!(client_got(&r), ["201 pay_1"]);
+    assert_eq!(
+        sql_log(&r, "UPDATE outbox"),
+        ["UPDATE outbox SET status = 'sent' WHERE id = 'rcpt_pay_1' → UPDATE 1"]
+    );
+}
+
+/// The other single fault: the API crashes right after the mail service has
+/// the receipt. Without the outbox the retry sends it again; with it, the
+/// restarted relay sends it again with the same id, and it is dropped.
+#[test]
+fn receipt_email_a_crash_after_sending_sends_two_without_the_outbox_and_one_with_it() {
+    for (outbox, want) in [(false, 2), (true, 1)] {
+        let mut r = run("receipt-email", &[(Toggle::Outbox, outbox)]);
+        let at = nth_step(&r, 1, emailed(false));
+        r.apply_at(at, Command::Crash(NodeId::Api(0))).unwrap();
+        let end = r.end();
+        assert_eq!(end.mail.sent.len(), want, "outbox {outbox}\n{}", r.text());
+        assert_eq!(end.processor.charges.len(), 1);
+        assert_eq!(end.ledger_rows(), Some(1));
+        assert_eq!(end.invariants[&Invariant::OneReceipt], outbox);
+        assert!(end.invariants[&Invariant::DefiniteAnswer]);
+    }
+}
+
 // ---------------------------------------------------------------- every scenario is covered
 
 #[test]

@@ -300,7 +300,11 @@ pub static LESSON: Lesson = Lesson {
                     scenario: ScenarioId::ConsumerRedelivery,
                     label: "Redeliver a message",
                 },
-                P("**A side effect outside the database.** A handler that sends an email or calls a webhook while it handles the request sends it again on every retry, and no rollback takes an email back. Write the message to an outbox table in the same transaction as the effect (the transactional outbox); a relay sends it afterwards, at least once, with the operation's id, so that the receiver can drop a repeat."),
+                P("**A side effect outside the database.** Idempotent in the database is not idempotent. A handler that sends an email or calls a webhook while it handles the request sends it again on every retry, and no rollback takes an email back. Write the message to an outbox table in the same transaction as the effect (the transactional outbox); a relay sends it afterwards, at least once, with the operation's id, so that the receiver can drop a repeat."),
+                ScenarioLink {
+                    scenario: ScenarioId::ReceiptEmail,
+                    label: "Lose the mail service's answer",
+                },
                 P("**“Idempotent” taken for “safe in any order”.** A repeated `PUT` is harmless; a late one is not. An old `PUT` retried after a newer one has succeeded overwrites the newer value with the older. Idempotency says nothing about order: guard the write with a version (`If-Match` with an `ETag`, 412 if it has changed) or a compare-and-set."),
                 P("**A key scoped too widely.** One user's key must not find another user's answer, and a key sent to `POST /refunds` must not find the answer of `POST /charges`. Store the key under (user, method, endpoint); the IETF draft also suggests combining the key with what the server knows about the client. The lab's keys are per user: `idem:u42:K1` in Redis, `PRIMARY KEY (user_id, key)` in Postgres."),
             ],
@@ -391,6 +395,7 @@ pub static LESSON: Lesson = Lesson {
         ledger: "ledger rows: {}",
         balance: "balance: {}",
         likes: "likes: {}",
+        receipts: "receipts: {}",
         app: "the app believes: {}",
         b_not_started: "not started",
         b_succeeded: "succeeded",
@@ -582,6 +587,14 @@ pub static LESSON: Lesson = Lesson {
                 }),
             ],
         },
+        ScenarioText {
+            id: ScenarioId::ReceiptEmail,
+            explain: &[
+                P("The ADR's handler claims K1, passes the key to the processor, writes the ledger row under `UNIQUE (user_id, idempotency_key)` and commits; then it asks the mail service to email a receipt. The receipt goes out; the answer is lost."),
+                P("The handler answers 503 with nothing stored. The retry resumes K1: the processor returns the same charge, the ledger has pay_1 — and the receipt goes out again: one charge, two receipts. Idempotent in the database is not idempotent: an email or a webhook is outside the transaction and the key, and a crash right after the send does the same."),
+                P("With the transactional outbox the receipt is a row of `outbox`, written in the ledger row's transaction. After the commit a relay sends it with its id `rcpt_pay_1` as the `Idempotency-Key` and marks it sent. The relay sends at least once — its answer is lost too, so it sends again — and the mail service drops the repeated id: one receipt."),
+            ],
+        },
     ],
     questions: &[
         Question {
@@ -738,6 +751,19 @@ pub static LESSON: Lesson = Lesson {
             correct: 0,
             explain: "The condition no longer matches. The row-count check turns that 0 into “already paid”.",
         },
+        Question {
+            kind: Predict,
+            scenario: ScenarioId::ReceiptEmail,
+            prompt: "The receipt went out, and the mail service's answer was lost on the way back. The app retries with the same key K1. What does the customer end up with?",
+            answers: &[
+                "One charge and one receipt: the key replays the stored answer.",
+                "Two charges and two receipts: the retry runs the whole handler again.",
+                "One charge and two receipts: the key protects the charge and the ledger row, not the email.",
+                "One charge and no receipt: the handler gave up waiting for the mail service.",
+            ],
+            correct: 2,
+            explain: "The key guards what it reaches: the processor returns ch_1 for K1, and the ledger's unique key finds pay_1. Nothing was stored under K1 — the handler was still waiting for the mail service — so the retry resumes and reaches the email again, and the mail service cannot tell it is the same receipt. There is no stored answer to replay; the key at the processor rules out a second charge; “no receipt” mistakes a lost answer for an email never sent.",
+        },
     ],
     kinds: ["What happens now?", "Fix it", "Apply it", "Work it out"],
 };
@@ -774,6 +800,7 @@ pub static UI: Ui = Ui {
     def_fingerprint: "Request fingerprint",
     def_key_in_tx: "Key and effect in one transaction",
     def_key_to_processor: "Key passed to the card processor",
+    def_outbox: "Transactional outbox (receiver deduplicates)",
     def_atomic_claim: "Atomic claim (SET NX / INSERT … ON CONFLICT)",
     def_op_id_dedup: "op_id deduplication",
     def_unique_op_id: "Unique index on like_ops.op_id",
@@ -805,6 +832,7 @@ pub static UI: Ui = Ui {
     node_redis: "Idempotency Store (Redis)",
     node_postgres: "Payments Ledger (Postgres)",
     node_processor: "Card Processor",
+    node_mail: "Mail service",
     node_kafka: "Message broker (Kafka)",
     node_consumer: "Consumer",
 
@@ -814,6 +842,7 @@ pub static UI: Ui = Ui {
     inv_balance_matches_debits: "Balance matches applied debits",
     inv_definite_answer: "Every operation gets a definite answer",
     inv_replay_same_request: "A replayed response answers the same request",
+    inv_one_receipt: "Exactly one receipt per payment",
     holds: "holds",
     violated: "violated",
 
@@ -821,6 +850,7 @@ pub static UI: Ui = Ui {
     expected: "expected",
     ledger_rows: "Ledger rows",
     charges_at_processor: "Charges at the processor",
+    receipts: "Receipts the customer got",
     likes: "Likes",
     balance: "Balance",
     version: "Version",
@@ -911,6 +941,10 @@ pub static UI: Ui = Ui {
     ph_publish: "publishes the event",
     ph_consume: "receives a record",
     ph_dedup: "records the message id",
+    ph_outbox: "writes the receipt into the outbox, in the same transaction",
+    ph_send_email: "asks the mail service to send the receipt",
+    ph_poll: "relay: reads the outbox for receipts not yet sent",
+    ph_mark_sent: "relay: marks the receipt sent",
     ph_apply: "applies the effect",
     ph_commit_offset: "commits the offset",
     n_cmd_lose_next: "You arranged for the next response to the app to be lost.",
@@ -944,6 +978,8 @@ pub static UI: Ui = Ui {
     n_restarted: "{} is back up, with empty memory.",
     n_clock: "The clock jumps forward {}.",
     n_key_expired: "Key {} expired: its TTL ran out.",
+    n_emailed: "The mail service sends the customer a receipt for {}.",
+    n_email_dup: "The mail service has sent the receipt for {} already: it answers and sends nothing.",
     n_append_dup: "The broker recognises the producer's retry of {} (same producer id and sequence number) and drops it.",
     n_appended: "The broker appends {} at offset {}.",
     n_offset: "The consumer group's committed offset is now {}.",
@@ -1088,5 +1124,10 @@ pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [
         id: ScenarioId::StatusTransition,
         title: "Status transition: a conditional UPDATE",
         summary: "Paying moves the order NEW → PAID, under a condition.",
+    },
+    ScenarioName {
+        id: ScenarioId::ReceiptEmail,
+        title: "An email outside the transaction",
+        summary: "The ADR's handler also emails a receipt; the mail service's answer is lost.",
     },
 ];

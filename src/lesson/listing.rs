@@ -96,6 +96,19 @@ const REPLAY: &str = "if stored: return stored";
 const CHARGE: &str = "charge = processor.charge(card, 100)";
 const REDIS_SET: &str = "redis.SET idem:u42:K1 '{201, pay_1}' PX 86400000";
 const RETURN_PAY: &str = "return 201 {payment_id: pay_1}";
+/// The ADR's claim in Redis, and the GET when it fails (or without it).
+const CLAIM: Line = l(
+    &[In(Claim)],
+    "ok = redis.SET idem:u42:K1 '{processing}' NX PX 3000",
+    "захват: аренда на 3 с",
+    "the claim: a 3 s lease",
+);
+const CLAIM_GET: Line = l(
+    &[In(CheckKey), In(Lookup)],
+    "if not ok: stored = redis.GET idem:u42:K1",
+    "без атомарного захвата — только GET",
+    "no atomic claim: only the GET",
+);
 
 use At::*;
 
@@ -130,18 +143,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
         ScenarioId::IdempotencyKey => {
             const L: &[Line] = &[
                 c(&[In(Receive)], CHARGE_K1),
-                l(
-                    &[In(Claim)],
-                    "ok = redis.SET idem:u42:K1 '{processing}' NX PX 3000",
-                    "захват: аренда на 3 с",
-                    "the claim: a 3 s lease",
-                ),
-                l(
-                    &[In(CheckKey), In(Lookup)],
-                    "if not ok: stored = redis.GET idem:u42:K1",
-                    "без атомарного захвата — только GET",
-                    "no atomic claim: only the GET",
-                ),
+                CLAIM,
+                CLAIM_GET,
                 l(
                     &[
                         Answer(CheckKey, 201),
@@ -599,6 +602,71 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "INSERT INTO payments VALUES ('pay_1', 42, 100, NULL)",
                 ),
                 c(&[Answer(InsertPayment, 200)], "return 200 {status: 'PAID'}"),
+            ];
+            L
+        }
+        ScenarioId::ReceiptEmail => {
+            const L: &[Line] = &[
+                c(&[In(Receive)], CHARGE_K1),
+                CLAIM,
+                CLAIM_GET,
+                c(
+                    &[
+                        Answer(CheckKey, 201),
+                        Answer(Lookup, 201),
+                        Answer(Lookup, 409),
+                    ],
+                    "  return stored.done ? stored.response : 409",
+                ),
+                c(
+                    &[In(Charge)],
+                    "charge = processor.charge(card, 100, idempotency_key: K1)",
+                ),
+                c(&[In(Begin)], "BEGIN"),
+                c(&[In(InsertPayment), In(FindPayment)], LEDGER),
+                l(
+                    &[In(Outbox)],
+                    "INSERT INTO outbox VALUES ('rcpt_pay_1', 'pay_1', 'pending') ON CONFLICT DO NOTHING",
+                    "с outbox: чек коммитится вместе со строкой",
+                    "with the outbox: the receipt commits with the row",
+                ),
+                c(&[In(Commit)], "COMMIT"),
+                l(
+                    &[After(Commit, SendEmail)],
+                    "mail.send(receipt(pay_1))",
+                    "без outbox: вне транзакции и ключа",
+                    "no outbox: outside the transaction and the key",
+                ),
+                l(
+                    &[Answer(Charge, 503), Answer(SendEmail, 503)],
+                    "  on timeout: return 503",
+                    "ADR: захват остаётся",
+                    "the ADR: the claim stays",
+                ),
+                l(
+                    &[After(Commit, StoreResponse), After(SendEmail, StoreResponse)],
+                    REDIS_SET,
+                    "24 ч",
+                    "24 h",
+                ),
+                c(&[Answer(StoreResponse, 201)], RETURN_PAY),
+                l(
+                    &[],
+                    "",
+                    "ретранслятор outbox, после коммита, хотя бы один раз:",
+                    "the outbox's relay, after the commit, at least once:",
+                ),
+                c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending'"),
+                l(
+                    &[After(Poll, SendEmail)],
+                    "mail.send(receipt(pay_1), idempotency_key: 'rcpt_pay_1')",
+                    "повтор id сервис отбросит",
+                    "the service drops a repeated id",
+                ),
+                c(
+                    &[In(MarkSent)],
+                    "UPDATE outbox SET status = 'sent' WHERE id = 'rcpt_pay_1'",
+                ),
             ];
             L
         }

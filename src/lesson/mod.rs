@@ -291,6 +291,7 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
         Toggle::ProcessorTimeout => ui.var_processor_timeout,
         Toggle::ErrorsReplayed => ui.var_errors_replayed,
         Toggle::DeleteOnError => ui.var_delete_on_error,
+        Toggle::Outbox => ui.def_outbox,
     }
 }
 
@@ -487,6 +488,7 @@ ui_struct! {
     def_fingerprint,
     def_key_in_tx,
     def_key_to_processor,
+    def_outbox,
     def_atomic_claim,
     def_op_id_dedup,
     def_unique_op_id,
@@ -523,6 +525,7 @@ ui_struct! {
     node_redis,
     node_postgres,
     node_processor,
+    node_mail,
     node_kafka,
     node_consumer,
 
@@ -533,6 +536,7 @@ ui_struct! {
     inv_balance_matches_debits,
     inv_definite_answer,
     inv_replay_same_request,
+    inv_one_receipt,
     holds,
     violated,
 
@@ -542,6 +546,8 @@ ui_struct! {
     expected,
     ledger_rows,
     charges_at_processor,
+    /// The receipts in the customer's inbox.
+    receipts,
     likes,
     balance,
     version,
@@ -652,6 +658,10 @@ ui_struct! {
     ph_publish,
     ph_consume,
     ph_dedup,
+    ph_outbox,
+    ph_send_email,
+    ph_poll,
+    ph_mark_sent,
     ph_apply,
     ph_commit_offset,
     n_cmd_lose_next,
@@ -686,6 +696,10 @@ ui_struct! {
     n_clock,
     n_key_expired,
     n_append_dup,
+    /// `{}` the payment.
+    n_emailed,
+    /// `{}` the message id.
+    n_email_dup,
     n_appended,
     n_offset,
     n_invariant_broken,
@@ -856,6 +870,8 @@ ui_struct! {
     balance,
     /// `{}` the post's likes.
     likes,
+    /// `{}` the receipts the customer received.
+    receipts,
     /// `{}` what the app believes, per operation.
     app,
     b_not_started,

@@ -338,6 +338,9 @@ impl View {
         if let Some(x) = &seen.order_status {
             parts.push(t.fill("order", &[x]));
         }
+        if let Some(n) = seen.receipts {
+            parts.push(t.fill("receipts", &[&n]));
+        }
         let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
         if !beliefs.is_empty() {
             parts.push(t.fill("app", &[&beliefs.join(", ")]));

@@ -43,6 +43,7 @@ impl World {
             redis,
             db,
             processor,
+            mail,
             broker,
             producer,
             consumer,
@@ -100,6 +101,7 @@ impl World {
         redis.hash(h);
         db.hash_state(h);
         processor.hash(h);
+        mail.hash(h);
         broker.hash(h);
         producer.hash(h);
         consumer.hash(h);
@@ -185,8 +187,10 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
         up,
         memory,
         handling,
+        relay_again,
     } = a;
     up.hash(h);
+    relay_again.hash(h);
     memory.hash(h);
     h.write_usize(handling.len());
     for (rid, hd) in handling.iter() {

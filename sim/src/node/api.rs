@@ -16,6 +16,9 @@ use crate::vecmap::VecMap;
 /// How long a handler waits for a store or the processor before it answers 503.
 const STORE_DEADLINE: Millis = Millis(3_000);
 
+/// How long the outbox's relay waits after a failure before it polls again.
+pub const RELAY_RETRY: Millis = Millis(1_000);
+
 /// One API instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Api {
@@ -23,6 +26,8 @@ pub struct Api {
     /// The in-process map of the in-memory-store pitfall (a HashMap in the narrative).
     pub memory: VecMap<String, Stored>,
     pub handling: VecMap<ReqId, Handling>,
+    /// The outbox's relay was woken while it ran: it polls again before it stops.
+    pub relay_again: bool,
 }
 
 impl Api {
@@ -31,32 +36,44 @@ impl Api {
             up: true,
             memory: VecMap::new(),
             handling: VecMap::new(),
+            relay_again: false,
         }
     }
 
     /// A request arrived; the world numbered it `rid`.
     pub(crate) fn receive(&mut self, node: NodeId, rid: ReqId, req: Request, out: &mut Out) {
-        let h = Handling {
-            node,
-            id: rid,
-            req,
-            phase: Phase::Receive,
-            token: 0,
-            charge: None,
-            payment: None,
-            rows: 0,
-            deadline: None,
-            lock: None,
-            existing: None,
-            lost_claim: false,
-            failed: false,
-        };
-        self.handling.insert(rid, h);
         out.happen(Happening::Phase {
             node,
             req: rid,
             phase: Phase::Receive,
         });
+        self.start(node, rid, req, out);
+    }
+
+    /// The outbox's relay, a task of this process, is woken (after a commit, a
+    /// restart, or its own failure): it reads the outbox and sends what it
+    /// finds, numbered `rid`, unless it is running already (then it reads the
+    /// outbox again before it stops). Returns whether it started.
+    pub(crate) fn wake_relay(&mut self, node: NodeId, rid: ReqId, out: &mut Out) -> bool {
+        let running = self.handling.values().any(Handling::is_relay);
+        self.relay_again |= running;
+        if running || !self.up {
+            return false;
+        }
+        let req = Request {
+            body: crate::http::Body::Relay,
+            key: None,
+            user: 0,
+            op: 0,
+            attempt: 0,
+            lane: 0,
+        };
+        self.start(node, rid, req, out);
+        true
+    }
+
+    fn start(&mut self, node: NodeId, rid: ReqId, req: Request, out: &mut Out) {
+        self.handling.insert(rid, Handling::new(node, rid, req));
         self.advance(rid, Input::Start, out);
     }
 
@@ -69,6 +86,7 @@ impl Api {
             Payload::SqlReply(_, o) => Input::Sql(o),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
+            Payload::EmailAck { .. } => Input::Emailed,
             _ => return,
         };
         self.advance(rid, input, out);
@@ -96,7 +114,7 @@ impl Api {
             let Some(h) = self.handling.get_mut(&rid) else {
                 return;
             };
-            let node = h.node;
+            let (node, relay) = (h.node, h.is_relay());
             let act = handlers::rules(h, input, &mut self.memory, out);
             let call = match act {
                 Act::Go(phase, call) => {
@@ -106,7 +124,7 @@ impl Api {
                     call
                 }
                 Act::Respond(status, reply, replayed) => {
-                    if self.enter(rid, Phase::Reply, out) {
+                    if relay || self.enter(rid, Phase::Reply, out) {
                         self.respond(rid, status, reply, replayed, out);
                     }
                     return;
@@ -139,6 +157,9 @@ impl Api {
                     let op = self.handling[&rid].req.op;
                     let p = Payload::Charge { amount, key, op };
                     return self.call(rid, NodeId::Processor, p, out);
+                }
+                Call::Email(id, payment) => {
+                    return self.call(rid, NodeId::Mail, Payload::Email { id, payment }, out)
                 }
             }
         }
@@ -185,6 +206,16 @@ impl Api {
         let Some(h) = self.handling.remove(&rid) else {
             return;
         };
+        if h.is_relay() {
+            // The relay stops: it read the outbox again if it was woken meanwhile,
+            // and after a failure it tries again later.
+            if status != 200 {
+                out.timer(out.now + RELAY_RETRY, Event::Relay(h.node));
+            } else if std::mem::take(&mut self.relay_again) {
+                self.wake_relay(h.node, rid, out);
+            }
+            return;
+        }
         out.happen(Happening::Responded {
             node: h.node,
             status,
@@ -207,6 +238,7 @@ impl Api {
     pub(crate) fn crash(&mut self) -> VecMap<ReqId, Handling> {
         self.up = false;
         self.memory.clear();
+        self.relay_again = false;
         std::mem::take(&mut self.handling)
     }
 }

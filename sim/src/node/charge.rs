@@ -1,7 +1,9 @@
 //! `POST /charges`: the charge handler's rules, naive, `@Transactional`, or
 //! deduplicated by an idempotency key kept in Redis, Postgres or the
 //! process's memory, with an atomic claim, a request fingerprint, a lease
-//! and a fenced takeover, and the key passed on to the processor.
+//! and a fenced takeover, and the key passed on to the processor; where the
+//! scenario says so, with a receipt emailed after the commit, or written into
+//! the outbox with the ledger row for the relay (`node::handlers`) to send.
 
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::Reply;
@@ -9,7 +11,9 @@ use crate::key::{KeyRecord, Paid};
 use crate::node::rules::{col, key_cond, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
 use crate::redis;
-use crate::scenario::{Handler, KeyStore, Phase, Scenario, Toggle, Toggles, PAYMENT_COLUMNS};
+use crate::scenario::{
+    Handler, KeyStore, Phase, Scenario, Toggle, Toggles, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
+};
 use crate::time::Millis;
 use crate::vecmap::VecMap;
 
@@ -135,6 +139,10 @@ pub(crate) fn rules(
     out: &mut Out,
 ) -> Act {
     let cfg = key_cfg(out.scenario, out.toggles);
+    // The receipt goes into the outbox in the ledger row's transaction, or is
+    // emailed by the handler itself once the payment has committed.
+    let receipt = out.scenario.sends_receipts();
+    let outbox = receipt && out.has(Toggle::Outbox);
     let user = h.req.user;
     // Computed where a phase needs them (a handler steps through many phases).
     let hash = |h: &Handling| h.req.body.fingerprint();
@@ -346,7 +354,7 @@ pub(crate) fn rules(
                     }),
                 );
             }
-            recorded(h, cfg, amount, &key, begin_first)
+            recorded(h, cfg, amount, &key, begin_first, outbox)
         }
         (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
             let row = &rows[0];
@@ -356,8 +364,9 @@ pub(crate) fn rules(
                 .to_string();
             let paid = row[col(&PAYMENT_COLUMNS, "amount")].as_int().unwrap_or(0);
             h.existing = Some((id, paid));
-            recorded(h, cfg, amount, &key, begin_first)
+            recorded(h, cfg, amount, &key, begin_first, outbox)
         }
+        (Phase::Outbox, Input::Sql(_)) => recorded(h, cfg, amount, &key, begin_first, false),
         (Phase::CompleteKey, Input::Sql(o)) => {
             // (More than one row: duplicate claims, where the unique index is missing.)
             if o.count() >= 1 {
@@ -369,17 +378,23 @@ pub(crate) fn rules(
                 Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
             }
         }
-        (Phase::Commit, Input::Sql(o)) => {
+        (Phase::Commit | Phase::SendEmail, o) => {
             if matches!(
                 o,
-                Outcome::Ok {
+                Input::Sql(Outcome::Ok {
                     tag: db::Tag::Rollback,
                     ..
-                }
+                })
             ) {
                 return Act::error(500, "internal_error");
             }
             let (payment, paid) = payment_of(h, amount);
+            if outbox {
+                // The receipt is in the outbox, committed: the relay will send it.
+                out.relay = Some(h.node);
+            } else if receipt && h.phase == Phase::Commit {
+                return Act::Go(Phase::SendEmail, Call::Email(None, payment));
+            }
             let stored = Stored {
                 completed: true,
                 hash: hash(h),
@@ -421,16 +436,39 @@ pub(crate) fn rules(
     }
 }
 
-/// The ledger row is written (or was already there): complete the key in the
-/// same transaction (fenced by the claim's token), commit, or answer.
+/// The receipt of `h`'s payment into the outbox, in the ledger row's
+/// transaction; its id is made from the payment's, so a resumed request that
+/// found the payment already there writes nothing new.
+fn insert_receipt(h: &Handling, amount: i64) -> Act {
+    let (payment, _) = payment_of(h, amount);
+    Act::Go(
+        Phase::Outbox,
+        Call::Sql(Stmt::Insert {
+            table: "outbox",
+            columns: OUTBOX_COLUMNS.to_vec(),
+            values: vec![
+                Value::text(format!("rcpt_{payment}")),
+                Value::text(payment),
+                Value::text("pending"),
+            ],
+            on_conflict: OnConflict::DoNothing,
+        }),
+    )
+}
+
+/// The ledger row is written (or was already there): write the receipt into
+/// the outbox (`outbox`), complete the key in the same transaction (fenced by
+/// the claim's token), commit, or answer.
 fn recorded(
     h: &Handling,
     cfg: Option<KeyCfg>,
     amount: i64,
     key: &Option<String>,
     transactional: bool,
+    outbox: bool,
 ) -> Act {
     match cfg {
+        _ if outbox => insert_receipt(h, amount),
         Some(c) if c.store == KeyStore::Postgres => {
             let (payment, paid) = payment_of(h, amount);
             let k = key.clone().unwrap_or_default();

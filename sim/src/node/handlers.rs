@@ -6,9 +6,9 @@
 use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Body, Reply};
 use crate::node::charge::{self, insert_payment};
-use crate::node::rules::{Act, Call, Handling, Input, Stored};
+use crate::node::rules::{col, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
-use crate::scenario::{Handler, Phase, Toggle};
+use crate::scenario::{Handler, Phase, Toggle, OUTBOX_COLUMNS};
 use crate::vecmap::VecMap;
 
 /// The API's handler: given where a request is and what its last call
@@ -26,6 +26,7 @@ pub(crate) fn rules(
     }
     let key = req.key.map(|k| k.to_string());
     match (out.scenario.handler, req.body.clone()) {
+        (_, Body::Relay) => relay(h, input),
         (_, Body::ReadAccount) => match (h.phase, input) {
             (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_account())),
             (_, Input::Sql(o)) => account_reply(&o, 200),
@@ -141,6 +142,49 @@ pub(crate) fn rules(
             _ => Act::error(500, "internal_error"),
         },
         _ => Act::error(400, "bad_request"),
+    }
+}
+
+/// The outbox's relay: the first receipt not yet sent, sent with its id as the
+/// mail service's idempotency key, then marked sent; 200 when that is done or
+/// nothing is pending (it polls again if it was woken meanwhile), 503 on a
+/// failure (it tries again later). It sends at least once: a receipt whose
+/// answer was lost is sent again, with the same id. (Its 200 carries any
+/// reply: the relay answers no one.)
+fn relay(h: &mut Handling, input: Input) -> Act {
+    let poll = || {
+        Act::Go(
+            Phase::Poll,
+            Call::Sql(Stmt::Select {
+                table: "outbox",
+                cond: vec![Cond::Eq("status", Value::text("pending"))],
+            }),
+        )
+    };
+    match (h.phase, input) {
+        (Phase::Receive, _) => poll(),
+        (Phase::MarkSent, Input::Sql(_)) => Act::Respond(200, Reply::Liked, false),
+        (Phase::Poll, Input::Sql(Outcome::Ok { rows, .. })) => match rows.first() {
+            Some(row) => {
+                let text = |c| row[col(&OUTBOX_COLUMNS, c)].as_text().unwrap_or_default();
+                let (id, payment) = (text("id").to_string(), text("payment_id").to_string());
+                h.payment = Some(id.clone());
+                Act::Go(Phase::SendEmail, Call::Email(Some(id), payment))
+            }
+            None => Act::Respond(200, Reply::Liked, false),
+        },
+        (Phase::SendEmail, Input::Emailed) => Act::Go(
+            Phase::MarkSent,
+            Call::Sql(Stmt::Update {
+                table: "outbox",
+                set: vec![Assign::To("status", Value::text("sent"))],
+                cond: vec![Cond::Eq(
+                    "id",
+                    Value::text(h.payment.clone().unwrap_or_default()),
+                )],
+            }),
+        ),
+        _ => Act::error(503, "upstream_timeout"),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod broker;
 pub mod charge;
 pub mod client;
 pub mod handlers;
+pub mod mail;
 pub mod postgres;
 pub mod processor;
 pub mod redis;

@@ -40,6 +40,32 @@ pub struct Handling {
     pub(crate) failed: bool,
 }
 
+impl Handling {
+    /// Request `req`, numbered `id`, as it arrives at `node`.
+    pub(crate) fn new(node: NodeId, id: ReqId, req: Request) -> Handling {
+        Handling {
+            node,
+            id,
+            req,
+            phase: Phase::Receive,
+            token: 0,
+            charge: None,
+            payment: None,
+            rows: 0,
+            deadline: None,
+            lock: None,
+            existing: None,
+            lost_claim: false,
+            failed: false,
+        }
+    }
+
+    /// It is the outbox's relay, not a request.
+    pub fn is_relay(&self) -> bool {
+        matches!(self.req.body, crate::http::Body::Relay)
+    }
+}
+
 /// A key record as the API reads it back from its store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stored {
@@ -120,6 +146,8 @@ pub(crate) enum Input {
     Charged(String, bool),
     /// The processor refused the charge (a definite answer).
     Refused(&'static str),
+    /// The mail service accepted the email.
+    Emailed,
     Memory(Option<Stored>),
     Stored,
     /// The call out got no answer in time.
@@ -132,6 +160,8 @@ pub(crate) enum Call {
     Redis(redis::Cmd),
     Sql(Stmt),
     Charge(i64, Option<String>),
+    /// Email the customer the receipt of a payment (with a message id, or none).
+    Email(Option<String>, String),
     /// Work inside the process (the in-memory map): no message, the result is immediate.
     Local(Input),
 }

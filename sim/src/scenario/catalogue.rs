@@ -42,6 +42,7 @@ catalogue! {
     ConsumerRedelivery = "consumer-redelivery",
     NewKeyPerRetry = "new-key-per-retry",
     StatusTransition = "status-transition",
+    ReceiptEmail = "receipt-email",
 }
 
 impl ScenarioId {
@@ -126,6 +127,7 @@ const fn charge(store: Option<KeyStore>) -> Handler {
     Handler::Charge {
         store,
         transactional: false,
+        receipt: false,
     }
 }
 
@@ -309,6 +311,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Handler::Charge {
                     store: None,
                     transactional: true,
+                    receipt: false,
                 },
                 &[PAY],
             )
@@ -368,6 +371,36 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                     order: 42,
                     amount: 100,
                 })],
+            )
+        },
+        Scenario {
+            // The ADR's handler, safe for the charge, also emails a receipt.
+            toggles: &[(AtomicClaim, true), (KeyToProcessor, true), (Outbox, false)],
+            ledger_key: true,
+            // The mail service sends the receipt; its answer is lost.
+            faults: &[FaultRule {
+                matcher: Matcher::Link(NodeId::Api(0), NodeId::Mail),
+                verdict: Verdict::Drop,
+                skip: 1,
+                times: 1,
+            }],
+            auto_restart: Some(Millis(800)),
+            invariants: &[
+                Invariant::AtMostOnceCharge,
+                Invariant::LedgerMatchesCharges,
+                Invariant::DefiniteAnswer,
+                Invariant::OneReceipt,
+            ],
+            shows: &[Figure::Charges, Figure::LedgerRows, Figure::Receipts],
+            ..base(
+                Id::ReceiptEmail,
+                Pitfall,
+                Handler::Charge {
+                    store: Some(KeyStore::Redis),
+                    transactional: false,
+                    receipt: true,
+                },
+                &[PAY],
             )
         },
     ]

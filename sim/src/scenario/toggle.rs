@@ -51,6 +51,10 @@ pub enum Toggle {
     /// this nor [`Toggle::ErrorsReplayed`], the lab's ADR: nothing is stored, the
     /// claim stays until its lease runs out, and a retry resumes.
     DeleteOnError,
+    /// The transactional outbox: the handler writes the receipt into `outbox` in
+    /// the ledger row's transaction, and a relay sends it after the commit, at
+    /// least once, with the message id that the mail service deduplicates by.
+    Outbox,
 }
 
 /// What a toggle is, for grouping on the page.
@@ -62,7 +66,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 20] = [
+    pub const ALL: [Toggle; 21] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -83,6 +87,7 @@ impl Toggle {
         Toggle::ProcessorTimeout,
         Toggle::ErrorsReplayed,
         Toggle::DeleteOnError,
+        Toggle::Outbox,
     ];
 
     pub fn kind(self) -> ToggleKind {
@@ -126,6 +131,7 @@ impl Toggle {
             Toggle::ProcessorTimeout => "processor-timeout",
             Toggle::ErrorsReplayed => "errors-replayed",
             Toggle::DeleteOnError => "delete-on-error",
+            Toggle::Outbox => "outbox",
         }
     }
 
