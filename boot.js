@@ -23,7 +23,8 @@
 //                                                   Moodle's LTI Message Handler plugin)
 //      {type: 'idempotency-lab:height', height: N} (an object: the lesson's own)
 //    It works even if the module cannot start.
-// 3. It starts loading the module at once and runs it once the page is parsed. Trunk
+// 3. It starts loading the module at once and runs it once the page is parsed and its first
+//    frame drawn. Trunk
 //    normally inlines a loader into index.html; Trunk.toml's `pattern_script` makes it
 //    emit only <meta name="wasm-app" data-js data-wasm> with the hashed file names
 //    instead, and this script reads them, imports the glue and instantiates the wasm
@@ -93,6 +94,17 @@
       noLab(e);
     }
   };
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  // The module is compiled by the time the page is parsed (boot.js is inline and starts
+  // it at once), so starting it then would run the lab's mount, a long task, before the
+  // first frame, and the text would wait for it. It starts after the first frame is
+  // drawn (a task after the frame's callbacks), or after 100 ms where no frame comes (a
+  // hidden page).
+  const afterPaint = () => {
+    let started = false;
+    const go = () => started || ((started = true), start());
+    requestAnimationFrame(() => setTimeout(go));
+    setTimeout(go, 100);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', afterPaint);
   else start();
 })();
