@@ -51,7 +51,12 @@ describe('dist/ (release build)', () => {
     for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
     assert.deepEqual(
       files.map((f) => f.file).sort(),
-      [`${WORKER_DIR}explore-worker.js`, `${WORKER_DIR}explore-worker_bg.wasm`, `${WORKER_DIR}loader.js`],
+      [
+        `${WORKER_DIR}explore-worker.js`,
+        `${WORKER_DIR}explore-worker_bg.wasm`,
+        `${WORKER_DIR}loader.js`,
+        ...LANGS.map((lang) => `${WORKER_DIR}text/${lang}.txt`),
+      ].sort(),
     );
     assert.ok(total.gzip <= WORKER_GZIP_BUDGET_BYTES, `the worker weighs ${total.gzip} bytes gzip`);
     for (const lang of LANGS) {

@@ -1,8 +1,9 @@
 //! The explorer's Web Worker: a second wasm module, built from the core alone
 //! (no Leptos), fetched only when the reader first opens the Explore panel.
 //!
-//! `worker/loader.js` (the worker's script) starts this module and hands it
-//! every message with the page's language. A message is a `Uint32Array` of
+//! `worker/loader.js` (the worker's script) starts this module, fetches the
+//! labels of the page's language (`text/<lang>.txt`: the module carries
+//! neither language) and hands it every message with the page's language. A message is a `Uint32Array` of
 //! words ([`idem_sim::wire::Request`]); the worker answers with the panel's
 //! markup ([`view`]), one message per element it fills: the element's id, a
 //! newline, the markup. The page only puts it in place. The page cancels a
@@ -16,6 +17,7 @@ pub mod html;
 
 use idem_sim::answer::{answer, CHUNK};
 use idem_sim::wire::Request;
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -28,6 +30,18 @@ extern "C" {
     fn now() -> f64;
 }
 
+thread_local! {
+    /// The labels of the page's language ([`labels`]).
+    static TEXT: Cell<&'static str> = const { Cell::new("") };
+}
+
+/// Takes the labels of the page's language (`text/<lang>.txt`, fetched by the
+/// loader before the first request is handled). Called once per worker.
+#[wasm_bindgen]
+pub fn labels(text: String) {
+    TEXT.set(Box::leak(text.into_boxed_str()));
+}
+
 /// Answers one request in `lang` (`ru` or `en`); a malformed one is ignored
 /// (the page never sends one).
 #[wasm_bindgen]
@@ -35,7 +49,7 @@ pub fn handle(words: Vec<u32>, lang: &str) {
     let Some(req) = Request::decode(&words) else {
         return;
     };
-    let Some(mut view) = view::View::new(&req, lang) else {
+    let Some(mut view) = view::View::new(&req, lang, view::Text(TEXT.get())) else {
         return;
     };
     let t0 = now();

@@ -33,12 +33,15 @@ pub const COMPARED: &str = "xc";
 /// The step both sequence diagrams frame (`Lab::mark`; empty: none), a number, not markup.
 pub const MARK: &str = "xm";
 
-/// The labels of one language: `key=value` lines (see `fragment::explore_text`).
+/// The labels of one language: `key=value` lines (see `fragment::explore_text`),
+/// fetched by the worker's loader from `text/<lang>.txt`: the module carries
+/// neither language.
 #[derive(Clone, Copy)]
-pub struct Text(&'static str);
+pub struct Text(pub &'static str);
 
 impl Text {
-    /// The text of `lang` (`ru`; anything else is English).
+    /// The text of `lang` (`ru`; anything else is English), from the source tree.
+    #[cfg(test)]
     pub fn of(lang: &str) -> Text {
         Text(match lang {
             "ru" => include_str!("../text/ru.txt"),
@@ -80,14 +83,14 @@ pub struct View {
 }
 
 impl View {
-    pub fn new(req: &Request, lang: &str) -> Option<View> {
+    pub fn new(req: &Request, lang: &str, t: Text) -> Option<View> {
         let s = req.scenario.scenario();
         let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
         Some(View {
             req: req.clone(),
             mine: Run::replay(s.clone(), config, &req.commands).0,
             s,
-            t: Text::of(lang),
+            t,
             lang: if lang == "ru" { "ru" } else { "en" },
             line: String::new(),
         })
@@ -472,7 +475,7 @@ mod tests {
 
     /// Every element's markup of the answer to `req`, in the order posted.
     fn markup(req: &Request, lang: &str) -> Vec<(&'static str, String)> {
-        let mut view = View::new(req, lang).expect("scenario");
+        let mut view = View::new(req, lang, Text::of(lang)).expect("scenario");
         let mut out = Vec::new();
         answer(req, 5_000, &mut |r| out.extend(view.reply(r, 100.0)));
         out
