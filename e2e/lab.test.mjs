@@ -497,6 +497,25 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.equal(await lab.invariantStatus(), 'holds');
     });
   });
+  test('a late PUT: the retry overwrites the web version\'s newer email', async () => {
+    await withLab(q({ scenario: 'late-put' }), async (lab) => {
+      await lab.toEnd();
+      assert.equal(await lab.text('profile-email'), 'ann@app.io', 'the older value is back');
+      assert.equal(await lab.invariantStatus(), 'violated');
+      assert.equal(await lab.byId('inv-newer-write-kept').getAttribute('class'), 'bad');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app says saved');
+    });
+  });
+
+  test('a late PUT with If-Match: 412, the app re-reads and says the email changed elsewhere (Russian)', async () => {
+    await withLab(q({ scenario: 'late-put', on: 'if-match', lang: 'ru' }), async (lab) => {
+      await lab.toEnd();
+      assert.equal(await lab.text('profile-email'), 'ann@web.io', 'the newer value stays');
+      assert.equal(await lab.invariantStatus(), 'holds');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'changed-elsewhere');
+      assert.match(await lab.text('phone-screen'), /изменено в другом месте/);
+    });
+  });
 
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {

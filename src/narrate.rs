@@ -4,7 +4,7 @@
 
 use crate::lesson::Ui;
 use idem_sim::net::LossCause;
-use idem_sim::scenario::Phase;
+use idem_sim::scenario::{Phase, EMAILS};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
 use idem_sim::world::{Belief, Command};
@@ -101,6 +101,7 @@ pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
         Invariant::DefiniteAnswer => ui.inv_definite_answer,
         Invariant::ResponseMatchesRequest => ui.inv_replay_same_request,
         Invariant::OneReceipt => ui.inv_one_receipt,
+        Invariant::NewerWriteKept => ui.inv_newer_write_kept,
     }
 }
 
@@ -150,6 +151,7 @@ pub fn belief_text(ui: &Ui, b: &Belief) -> String {
             ui.belief_reread,
             &[&balance.to_string(), &version.to_string()],
         ),
+        Belief::ChangedElsewhere => ui.belief_elsewhere.into(),
         Belief::GaveUp => ui.belief_gave_up.into(),
     }
 }
@@ -165,6 +167,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
             Command::ExternalDebit { amount } => {
                 out.push(fill(ui.n_cmd_external, &[&dollars(*amount)]))
             }
+            Command::ExternalPut => out.push(fill(ui.n_cmd_external_put, &[EMAILS[2]])),
             Command::Crash(_) | Command::Restart(_) | Command::AdvanceClock(_) => {}
         }
     }
@@ -250,6 +253,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                     (400, _) => ui.n_status_400,
                     (409, _) => ui.n_status_409,
                     (422, _) => ui.n_status_422,
+                    (412, _) => ui.n_status_412,
                     (500..=599, _) => ui.n_status_5xx,
                     _ => ui.n_status_ok,
                 };

@@ -260,6 +260,7 @@ pub fn belief_id(b: &Belief) -> &'static str {
         Belief::Failed(..) => "failed",
         Belief::Conflict => "conflict",
         Belief::Reread { .. } => "reread",
+        Belief::ChangedElsewhere => "changed-elsewhere",
         Belief::GaveUp => "gave-up",
     }
 }
@@ -288,6 +289,8 @@ pub fn client(ui: &Ui, w: &World) -> String {
             _ => (format!("✓ {what}"), "receipt"),
         },
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
+        // The app tells the user the value was changed elsewhere.
+        Belief::ChangedElsewhere => (ui.belief_elsewhere.to_string(), "failed"),
         Belief::Failed(..) => (ui.screen_failed.to_string(), "failed"),
         // Past its deadline the app still does not know: it says so, never "failed".
         Belief::GaveUp => (ui.screen_checking.to_string(), "checking"),
@@ -413,6 +416,9 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     }
     if let Some(n) = o.receipts {
         num(ui.receipts, "receipts", n.to_string());
+    }
+    if let Some(e) = o.email {
+        num(ui.email, "profile-email", e);
     }
     h.close("dl");
     let all = w.all_hold();

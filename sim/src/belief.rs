@@ -19,6 +19,9 @@ pub enum Belief {
         balance: i64,
         version: i64,
     },
+    /// The client's conditional PUT was refused (412) and its re-read found
+    /// another value: it tells the user the value was changed elsewhere.
+    ChangedElsewhere,
     /// Out of attempts without a definite answer.
     GaveUp,
 }
@@ -28,7 +31,10 @@ impl Belief {
     pub fn is_definite(&self) -> bool {
         matches!(
             self,
-            Belief::Succeeded(_) | Belief::Failed(..) | Belief::Reread { .. }
+            Belief::Succeeded(_)
+                | Belief::Failed(..)
+                | Belief::Reread { .. }
+                | Belief::ChangedElsewhere
         )
     }
 }

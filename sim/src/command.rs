@@ -22,6 +22,8 @@ pub enum Command {
     ExternalDebit {
         amount: i64,
     },
+    /// Another client (the web version) PUTs a newer email into the profile.
+    ExternalPut,
 }
 
 impl Command {

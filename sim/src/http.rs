@@ -35,12 +35,17 @@ pub enum Body {
     /// Not a request: the outbox's relay, a task of the API process
     /// (`node::api`), run by the same runtime as a request's handler.
     Relay,
+    /// `PUT /profile {email}` with `If-Match: "<version>"`, the version the client read.
+    Put { email: &'static str, version: i64 },
+    /// `GET /profile`
+    ReadProfile,
 }
 
 impl Body {
     pub fn method(&self) -> &'static str {
         match self {
-            Body::ReadAccount => "GET",
+            Body::ReadAccount | Body::ReadProfile => "GET",
+            Body::Put { .. } => "PUT",
             _ => "POST",
         }
     }
@@ -53,6 +58,7 @@ impl Body {
             Body::Like { .. } => "/posts/1/like".into(),
             Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
             Body::Relay => String::new(),
+            Body::Put { .. } | Body::ReadProfile => "/profile".into(),
         }
     }
 
@@ -66,7 +72,8 @@ impl Body {
             } => {
                 format!("{{\"amount\":{amount},\"expected_version\":{expected_version}}}")
             }
-            Body::ReadAccount | Body::Relay => String::new(),
+            Body::ReadAccount | Body::ReadProfile | Body::Relay => String::new(),
+            Body::Put { email, .. } => format!("{{\"email\":\"{email}\"}}"),
             Body::Like { op_id } => format!("{{\"op_id\":\"{op_id}\"}}"),
             Body::PayOrder { amount, .. } => format!("{{\"amount\":{amount}}}"),
         }
@@ -78,7 +85,11 @@ impl Body {
             Body::Charge { amount }
             | Body::Debit { amount, .. }
             | Body::PayOrder { amount, .. } => Some(*amount),
-            Body::ReadAccount | Body::Like { .. } | Body::Relay => None,
+            Body::ReadAccount
+            | Body::ReadProfile
+            | Body::Put { .. }
+            | Body::Like { .. }
+            | Body::Relay => None,
         }
     }
 
@@ -129,9 +140,8 @@ pub enum Reply {
         version: i64,
     },
     Liked,
-    Order {
-        status: String,
-    },
+    /// A value the handler answers with: the order's status, the profile's email.
+    Value(String),
     /// A machine-readable error code, as Stripe puts it in `error.code`.
     Error(&'static str),
 }
@@ -158,7 +168,7 @@ impl Response {
             Reply::Payment { id, .. } => id.clone(),
             Reply::Account { balance, version } => format!("balance={balance} v{version}"),
             Reply::Liked => "liked".into(),
-            Reply::Order { status } => status.clone(),
+            Reply::Value(v) => v.clone(),
             Reply::Error(code) => (*code).to_string(),
         };
         let mut s = format!("{} {detail}", self.status);

@@ -20,6 +20,8 @@ pub enum Invariant {
     /// The customer receives exactly one receipt per payment: never more
     /// receipts than the ledger has payments, and (once the run is quiet) no fewer.
     OneReceipt,
+    /// A newer write is never overwritten by an older one (a late PUT's retry).
+    NewerWriteKept,
 }
 
 /// When a property is judged, as in stateright's `always` / `eventually`.
@@ -37,7 +39,7 @@ pub enum Expect {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 7] = [
+    pub const ALL: [Invariant; 8] = [
         Invariant::AtMostOnceCharge,
         Invariant::LedgerMatchesCharges,
         Invariant::LikesMatchOps,
@@ -45,6 +47,7 @@ impl Invariant {
         Invariant::DefiniteAnswer,
         Invariant::ResponseMatchesRequest,
         Invariant::OneReceipt,
+        Invariant::NewerWriteKept,
     ];
 
     /// Stable id for test ids and URLs.
@@ -57,6 +60,7 @@ impl Invariant {
             Invariant::DefiniteAnswer => "definite-answer",
             Invariant::ResponseMatchesRequest => "response-matches-request",
             Invariant::OneReceipt => "one-receipt",
+            Invariant::NewerWriteKept => "newer-write-kept",
         }
     }
 

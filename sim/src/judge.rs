@@ -42,6 +42,7 @@ impl Invariant {
                 let (sent, rows) = (w.mail.sent.len(), w.ledger_rows().unwrap_or(0));
                 sent <= rows && (sent == rows || !w.is_quiet())
             }
+            Invariant::NewerWriteKept => w.newest.is_none_or(|v| w.email().as_deref() == Some(v)),
         }
     }
 }

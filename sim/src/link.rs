@@ -17,13 +17,16 @@ pub fn command_text(c: &Command) -> String {
         Command::Restart(n) => format!("r{}", n.slug()),
         Command::AdvanceClock(d) => format!("t{}", d.0),
         Command::ExternalDebit { amount } => format!("d{amount}"),
+        Command::ExternalPut => "w".into(),
     }
 }
 
 /// The inverse of [`command_text`]; `None` for anything else.
 pub fn parse_command(s: &str) -> Option<Command> {
-    if s == "ack" {
-        return Some(Command::LoseNextResponse);
+    match s {
+        "ack" => return Some(Command::LoseNextResponse),
+        "w" => return Some(Command::ExternalPut),
+        _ => {}
     }
     let (head, rest) = s.split_at(s.char_indices().nth(1)?.0);
     Some(match head {

@@ -3,6 +3,7 @@
 //! order. The page reads these instead of probing the stores' tables; which
 //! of them a scenario shows is the catalogue's (`Scenario::shows`).
 
+use crate::db::Value;
 use crate::scenario::Figure;
 use crate::world::World;
 
@@ -24,6 +25,8 @@ pub struct Observables {
     pub order_status: Option<String>,
     /// The receipts the customer received by email.
     pub receipts: Option<usize>,
+    /// The profile's email.
+    pub email: Option<String>,
 }
 
 impl World {
@@ -40,17 +43,21 @@ impl World {
             likes: self.likes().filter(|_| shows(Figure::Likes)),
             order_status: self
                 .db
-                .table("orders")
+                .first("orders", "status")
                 .filter(|_| shows(Figure::OrderStatus))
-                .map(|t| {
-                    let c = t.col("status");
-                    t.committed_rows()
-                        .next()
-                        .map(|r| r[c].to_string())
-                        .unwrap_or_default()
-                }),
+                .and_then(Value::as_text)
+                .map(String::from),
             receipts: shows(Figure::Receipts).then_some(self.mail.sent.len()),
+            email: self.email().filter(|_| shows(Figure::Profile)),
         }
+    }
+
+    /// The profile's committed email, where there is one.
+    pub fn email(&self) -> Option<String> {
+        self.db
+            .first("profiles", "email")
+            .and_then(Value::as_text)
+            .map(String::from)
     }
 
     /// Committed rows of the ledger, where there is one.
@@ -89,6 +96,7 @@ mod tests {
                 (Figure::Likes, has("posts")),
                 (Figure::OrderStatus, has("orders")),
                 (Figure::Receipts, s.sends_receipts()),
+                (Figure::Profile, has("profiles")),
             ];
             for (f, held) in held {
                 assert_eq!(s.shows(f), held, "{}: {f:?}", s.id);

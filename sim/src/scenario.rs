@@ -33,7 +33,8 @@ pub enum Phase {
     StoreResponse,
     Rollback,
     Reply,
-    /// UPDATE accounts … (conditional or not).
+    /// The conditional UPDATE of a row (or not): a debit of the account, or a
+    /// PUT's new email.
     Debit,
     /// SELECT the account (re-read).
     ReadAccount,
@@ -89,6 +90,8 @@ pub enum Handler {
     PayOrder,
     /// The API publishes an event to a broker; a consumer applies it.
     Pipeline,
+    /// `PUT /profile {email}`, with the version the app read in `If-Match`.
+    Put,
 }
 
 /// The client's retry policy. Which answers it retries is the client's rule
@@ -136,10 +139,25 @@ pub enum KeyMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpSpec {
     Charge(i64),
-    Debit { amount: i64, expected_version: i64 },
+    Debit {
+        amount: i64,
+        expected_version: i64,
+    },
     Like(&'static str),
-    PayOrder { order: i64, amount: i64 },
+    PayOrder {
+        order: i64,
+        amount: i64,
+    },
+    /// Set the profile's email; `version` is the one the client read (`If-Match`).
+    Put {
+        email: &'static str,
+        version: i64,
+    },
 }
+
+/// The profile's email as the run begins, as the app PUTs it, and as another
+/// client (the web version) PUTs it while the app's answer is lost.
+pub const EMAILS: [&str; 3] = ["ann@old.io", "ann@app.io", "ann@web.io"];
 
 /// One operation of the client's script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -221,7 +239,7 @@ impl FaultClass {
             Command::Lose(_) | Command::LoseNextResponse => FaultClass::Loss,
             Command::AdvanceClock(_) => FaultClass::Clock,
             Command::ParallelRetries(_) => FaultClass::Parallel,
-            Command::ExternalDebit { .. } => return None,
+            Command::ExternalDebit { .. } | Command::ExternalPut => return None,
         })
     }
 }
@@ -275,6 +293,8 @@ pub enum Figure {
     OrderStatus,
     /// The receipts the customer received by email.
     Receipts,
+    /// The profile's email and version.
+    Profile,
 }
 
 /// A scenario.
@@ -489,6 +509,15 @@ impl Scenario {
                 }
             }
             Handler::Debit => t.push(account(100, 5)),
+            Handler::Put => t.push(
+                Table::new("profiles", &["id", "email", "version"])
+                    .with_unique("profiles_pkey", &["id"], true)
+                    .with_row(vec![
+                        Value::Int(USER),
+                        Value::text(EMAILS[0]),
+                        Value::Int(5),
+                    ]),
+            ),
             Handler::Like => {
                 t.push(
                     Table::new("posts", &["id", "likes"])

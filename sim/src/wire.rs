@@ -110,6 +110,7 @@ impl W {
                 self.u(6);
                 self.u64(*amount as u64);
             }
+            Command::ExternalPut => self.u(7),
         }
     }
     fn commands(&mut self, cs: &[(usize, Command)]) {
@@ -186,6 +187,7 @@ impl R<'_> {
             6 => Command::ExternalDebit {
                 amount: self.u64()? as i64,
             },
+            7 => Command::ExternalPut,
             _ => return None,
         })
     }

@@ -14,7 +14,7 @@ use crate::node::{self, postgres};
 use crate::out::Out;
 use crate::redis::Redis;
 use crate::rng::Rng;
-use crate::scenario::{Handler, Scenario, Toggle, Toggles, When};
+use crate::scenario::{Handler, Scenario, Toggle, Toggles, When, EMAILS, USER_ID};
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -98,6 +98,9 @@ pub struct World {
     pub(crate) next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
     pub intended_debits: i64,
+    /// The newest value another client has written (a later write than the
+    /// app's): nothing older may overwrite it (`Invariant::NewerWriteKept`).
+    pub newest: Option<&'static str>,
     /// Counters as the run began, for the invariants that compare against them.
     pub initial: Initial,
     /// Each invariant's status after the last step.
@@ -218,6 +221,7 @@ impl World {
             next_req: 1,
             next_payment: 1,
             intended_debits: 0,
+            newest: None,
             initial,
             invariants: scenario.invariants.iter().map(|i| (*i, true)).collect(),
             decisive: false,
@@ -418,16 +422,29 @@ impl World {
                 hs.push(Happening::ClockAdvanced(*d));
                 self.expire(&mut hs);
             }
-            Command::ExternalDebit { amount } => {
-                if self.db.table("accounts").is_none() {
+            Command::ExternalDebit { .. } | Command::ExternalPut => {
+                let (table, id, set) = match cmd {
+                    Command::ExternalDebit { amount } => {
+                        ("accounts", 1, Assign::Add("balance", -amount))
+                    }
+                    _ => (
+                        "profiles",
+                        USER_ID,
+                        Assign::To("email", Value::text(EMAILS[2])),
+                    ),
+                };
+                if self.db.table(table).is_none() {
                     return Err(CommandError::NoAccount);
                 }
+                match cmd {
+                    Command::ExternalDebit { amount } => self.intended_debits += amount,
+                    _ => self.newest = Some(EMAILS[2]),
+                }
                 let stmt = Stmt::Update {
-                    table: "accounts",
-                    set: vec![Assign::Add("balance", -amount), Assign::Add("version", 1)],
-                    cond: vec![Cond::Eq("id", Value::Int(1))],
+                    table,
+                    set: vec![set, Assign::Add("version", 1)],
+                    cond: vec![Cond::Eq("id", Value::Int(id))],
                 };
-                self.intended_debits += amount;
                 self.react(Stimulus::External(stmt), &mut hs);
             }
         }

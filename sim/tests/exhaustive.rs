@@ -168,3 +168,49 @@ fn the_outbox_sends_exactly_one_receipt_under_any_single_fault() {
         }
     }
 }
+/// late-put with If-Match, in every order with one lost message, one crash or
+/// one clock jump (and with a loss and a crash together): every end keeps the
+/// web version's newer email; with one fault the app also knows what happened — saved (its re-read found its own value) or changed
+/// elsewhere (412, then the re-read) — never a silent overwrite.
+#[test]
+fn late_put_with_if_match_keeps_the_newer_write_in_every_order_and_single_fault() {
+    use idem_sim::explore::Believed::{Failed, Succeeded};
+    let s = scenario::by_id("late-put").expect("late-put");
+    let w = start(&s);
+    for b in [
+        bound(1, 0, 0),
+        bound(0, 1, 0),
+        bound(0, 0, 1),
+        bound(1, 1, 0),
+    ] {
+        let report = explore(&w, &b);
+        assert!(!report.truncated && report.ends > 0, "{b:?}");
+        let single = b.max_losses + b.max_crashes + b.max_clock_jumps == 1;
+        assert_eq!(report.violation(Invariant::NewerWriteKept), None, "{b:?}");
+        for e in &report.outcomes {
+            assert_eq!(e.outcome.seen.email.as_deref(), Some("ann@web.io"), "{b:?}");
+            // With two faults the app may run out of attempts (no definite answer).
+            let allowed: &[Invariant] = if single {
+                &[]
+            } else {
+                &[Invariant::DefiniteAnswer]
+            };
+            assert!(
+                e.outcome.broken.iter().all(|i| allowed.contains(i)),
+                "{b:?}: {:?}",
+                e.outcome
+            );
+            if single {
+                assert!(
+                    matches!(e.outcome.beliefs[..], [Succeeded | Failed(412)]),
+                    "{b:?}: {:?}",
+                    e.outcome
+                );
+            }
+        }
+        eprintln!(
+            "late-put (If-Match) {:>6} transitions {:>6} unique {:>4} ends {b:?}",
+            report.states, report.unique, report.ends
+        );
+    }
+}

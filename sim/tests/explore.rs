@@ -341,6 +341,7 @@ fn each_undefended_scenario_shows_its_textbook_violation() {
             "counter-increment" => Invariant::LikesMatchOps,
             "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
             "receipt-email" => Invariant::OneReceipt,
+            "late-put" => Invariant::NewerWriteKept,
             _ => Invariant::AtMostOnceCharge,
         };
         let start = world(s, s.undefended());

@@ -366,6 +366,7 @@ fn headline(id: &str) -> Invariant {
         "counter-increment" => Invariant::LikesMatchOps,
         "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
         "receipt-email" => Invariant::OneReceipt,
+        "late-put" => Invariant::NewerWriteKept,
         _ => Invariant::AtMostOnceCharge,
     }
 }

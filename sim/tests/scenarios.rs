@@ -1761,6 +1761,93 @@ fn receipt_email_a_crash_after_sending_sends_two_without_the_outbox_and_one_with
         assert!(end.invariants[&Invariant::DefiniteAnswer]);
     }
 }
+// ---------------------------------------------------------------- 15. late-put
+
+/// The profile's committed (email, version).
+fn profile(run: &Run) -> (String, i64) {
+    let end = run.end();
+    let version = end.db.first_int("profiles", "version");
+    (end.email().expect("email"), version.expect("version"))
+}
+
+#[test]
+fn late_put_retry_overwrites_the_newer_write_of_the_web_version() {
+    let r = run("late-put", &[]);
+    let upd = |email: &str| {
+        format!(
+            "UPDATE profiles SET email = '{email}', version = version + 1 WHERE id = 42 → UPDATE 1"
+        )
+    };
+    // The app's PUT lands (its answer is lost), the web version writes a newer
+    // email, and the app's retry of the old PUT writes the old one back.
+    assert_eq!(
+        sql_log(&r, "UPDATE profiles"),
+        [upd("ann@app.io"), upd("ann@web.io"), upd("ann@app.io")]
+    );
+    let web = nth_step(&r, 1, |h| *h == Happening::Command(Command::ExternalPut));
+    let stale = nth_step(
+        &r,
+        2,
+        |h| matches!(h, Happening::Sql { stmt, .. } if stmt.to_string().contains("SET email = 'ann@app.io'")),
+    );
+    assert!(web < stale);
+    check(
+        &r,
+        Expect {
+            beliefs: vec![ok("200 ann@app.io")],
+            broken: vec![(Invariant::NewerWriteKept, stale)],
+            ..Expect::default()
+        },
+    );
+    assert_eq!(profile(&r), ("ann@app.io".into(), 8));
+    assert_eq!(client_lost(&r), ["200 ann@app.io"]);
+    assert_eq!(r.end().newest, Some("ann@web.io"));
+}
+
+#[test]
+fn late_put_with_if_match_gets_412_and_the_app_rereads() {
+    let r = run("late-put", &[(Toggle::IfMatch, true)]);
+    let upd = "UPDATE profiles SET email = 'ann@app.io', version = version + 1 WHERE id = 42 AND version = 5";
+    assert_eq!(
+        sql_log(&r, "UPDATE profiles SET email = 'ann@app.io'"),
+        [format!("{upd} → UPDATE 1"), format!("{upd} → UPDATE 0")]
+    );
+    check(
+        &r,
+        Expect {
+            beliefs: vec![Belief::ChangedElsewhere],
+            ..Expect::default()
+        },
+    );
+    assert_eq!(profile(&r), ("ann@web.io".into(), 7));
+    // The retry is refused, and the app re-reads the profile to tell the user.
+    assert_eq!(
+        client_got(&r),
+        ["412 precondition_failed", "200 ann@web.io"]
+    );
+}
+
+#[test]
+fn late_put_with_if_match_a_parallel_copy_rereads_its_own_value() {
+    // Two copies of the PUT at once, before the web version writes: one writes,
+    // the other gets 412 and re-reads the app's own value: the app knows it saved.
+    let mut r = run("late-put", &[(Toggle::IfMatch, true)]);
+    r.apply_at(0, Command::ParallelRetries(2))
+        .expect("the copies leave");
+    assert_eq!(
+        client_got(&r),
+        ["412 precondition_failed", "200 ann@app.io"]
+    );
+    assert_eq!(
+        r.end().client.ops[0].belief,
+        ok("200 ann@app.io"),
+        "{}",
+        r.text()
+    );
+    // The web version's write comes later, and nothing overwrites it.
+    assert_eq!(profile(&r), ("ann@web.io".into(), 7));
+    assert!(r.end().all_hold(), "{}", r.text());
+}
 
 // ---------------------------------------------------------------- every scenario is covered
 
@@ -1828,6 +1915,11 @@ fn snapshot_idempotency_key() {
 #[test]
 fn snapshot_conditional_update() {
     snapshot("conditional-update", &[], "conditional-update");
+}
+
+#[test]
+fn snapshot_late_put() {
+    snapshot("late-put", &[], "late-put");
 }
 
 #[test]

@@ -670,6 +670,38 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             ];
             L
         }
+        ScenarioId::LatePut => {
+            const L: &[Line] = &[
+                c(
+                    &[In(Receive)],
+                    "PUT /profile {email: 'ann@app.io'}  If-Match: \"5\"",
+                ),
+                l(
+                    &[In(Debit)],
+                    "UPDATE profiles SET email = 'ann@app.io', version = version + 1 WHERE id = 42 AND version = 5",
+                    "без If-Match: WHERE id = 42",
+                    "no If-Match: WHERE id = 42",
+                ),
+                c(
+                    &[After(Debit, ReadAccount)],
+                    "SELECT * FROM profiles WHERE id = 42",
+                ),
+                l(
+                    &[Answer(ReadAccount, 412)],
+                    "if rows == 0: return 412 Precondition Failed",
+                    "приложение перечитает профиль",
+                    "the app re-reads the profile",
+                ),
+                c(&[Answer(ReadAccount, 200)], "return 200 {email}"),
+                l(
+                    &[After(Receive, ReadAccount)],
+                    "GET /profile: SELECT * FROM profiles WHERE id = 42",
+                    "перечитывание",
+                    "the re-read",
+                ),
+            ];
+            L
+        }
     }
 }
 

@@ -280,6 +280,7 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
         Toggle::SharedStore => ui.def_shared_store,
         Toggle::LongTtl => ui.def_long_ttl,
         Toggle::VersionCheck => ui.def_version_check,
+        Toggle::IfMatch => ui.def_if_match,
         Toggle::OpDedup => ui.def_op_id_dedup,
         Toggle::RowCountCheck => ui.def_row_count,
         Toggle::ConsumerDedup => ui.def_processed_messages,
@@ -537,6 +538,7 @@ ui_struct! {
     inv_definite_answer,
     inv_replay_same_request,
     inv_one_receipt,
+    inv_newer_write_kept,
     holds,
     violated,
 
@@ -552,6 +554,7 @@ ui_struct! {
     balance,
     version,
     order_status,
+    email,
 
     // What the client believes.
     client_belief,
@@ -636,6 +639,7 @@ ui_struct! {
     belief_not_started,
     belief_conflict,
     belief_reread,
+    belief_elsewhere,
     ph_receive,
     ph_check_key,
     ph_claim,
@@ -668,6 +672,8 @@ ui_struct! {
     n_cmd_lose,
     n_cmd_parallel,
     n_cmd_external,
+    /// `{}` is the email the other client writes.
+    n_cmd_external_put,
     n_no_key,
     n_decisive,
     n_client_sends,
@@ -687,6 +693,7 @@ ui_struct! {
     n_status_400,
     n_status_409,
     n_status_422,
+    n_status_412,
     n_status_5xx,
     n_status_ok,
     n_respond,
@@ -715,6 +722,7 @@ ui_struct! {
     def_shared_store,
     def_long_ttl,
     def_version_check,
+    def_if_match,
     def_idempotency_key,
     var_other_writer,
     var_crash_before_commit,
@@ -872,6 +880,8 @@ ui_struct! {
     likes,
     /// `{}` the receipts the customer received.
     receipts,
+    /// `{}` the profile's email.
+    email,
     /// `{}` what the app believes, per operation.
     app,
     b_not_started,

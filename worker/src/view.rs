@@ -338,6 +338,9 @@ impl View {
         if let Some(x) = seen.likes {
             parts.push(t.fill("likes", &[&x]));
         }
+        if let Some(x) = &seen.email {
+            parts.push(t.fill("email", &[x]));
+        }
         if let Some(x) = &seen.order_status {
             parts.push(t.fill("order", &[x]));
         }

@@ -18,9 +18,14 @@ impl Db {
 
     /// The committed value of `column` in the first row of `table`, if it is an integer.
     pub fn first_int(&self, table: &str, column: &str) -> Option<i64> {
+        self.first(table, column)?.as_int()
+    }
+
+    /// `column` of the first committed row of `table`.
+    pub fn first(&self, table: &str, column: &str) -> Option<&Value> {
         let t = self.table(table)?;
         let c = t.col(column);
-        t.committed_rows().next().and_then(|r| r[c].as_int())
+        t.committed_rows().next().map(|r| &r[c])
     }
 
     pub fn table(&self, name: &str) -> Option<&Table> {

@@ -53,6 +53,7 @@ impl World {
             next_req: _,
             next_payment,
             intended_debits,
+            newest,
             initial,
             invariants,
             decisive,
@@ -114,6 +115,7 @@ impl World {
         time_of(*producer_timer).hash(h);
         next_payment.hash(h);
         intended_debits.hash(h);
+        newest.hash(h);
         initial.hash(h);
         invariants.hash(h);
         decisive.hash(h);

@@ -27,6 +27,8 @@ impl Believed {
             Belief::NotStarted => Believed::NotStarted,
             Belief::Succeeded(_) | Belief::Reread { .. } => Believed::Succeeded,
             Belief::Failed(status, _) => Believed::Failed(*status),
+            // Its PUT was refused with 412, and it says so.
+            Belief::ChangedElsewhere => Believed::Failed(412),
             Belief::Waiting | Belief::Unknown | Belief::Conflict => Believed::Unknown,
             Belief::GaveUp => Believed::GaveUp,
         }

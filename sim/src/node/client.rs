@@ -55,6 +55,7 @@ impl ClientOp {
             },
             OpSpec::Like(op) => Body::Like { op_id: op.into() },
             OpSpec::PayOrder { order, amount } => Body::PayOrder { order, amount },
+            OpSpec::Put { email, version } => Body::Put { email, version },
         }
     }
 }
@@ -170,10 +171,10 @@ impl Client {
             self.ops[op].key = self.new_key(out);
         }
         let o = &self.ops[op];
-        let body = if o.belief == Belief::Conflict {
-            Body::ReadAccount
-        } else {
-            o.body()
+        let body = match (&o.belief, o.spec) {
+            (Belief::Conflict, OpSpec::Put { .. }) => Body::ReadProfile,
+            (Belief::Conflict, _) => Body::ReadAccount,
+            _ => o.body(),
         };
         let req = Request {
             body,
@@ -306,6 +307,13 @@ impl Client {
                         version: *version,
                     }
                 }
+                // Re-read after a 412: its own value means its write landed before.
+                Reply::Value(v)
+                    if o.belief == Belief::Conflict
+                        && !matches!(o.spec, OpSpec::Put { email, .. } if email == v) =>
+                {
+                    Belief::ChangedElsewhere
+                }
                 _ => Belief::Succeeded(r.label()),
             };
             self.set_belief(op, belief, out);
@@ -316,8 +324,8 @@ impl Client {
             return;
         }
         match (r.status, &r.reply) {
-            (409, Reply::Error("version_mismatch")) => {
-                // The version moved: re-read the account before deciding again.
+            (409, Reply::Error("version_mismatch")) | (412, _) => {
+                // The version moved: re-read before deciding again.
                 self.set_belief(op, Belief::Conflict, out);
                 self.send(op, lane, out);
             }

@@ -4,7 +4,7 @@
 //! a like, paying an order.
 
 use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
-use crate::http::{Body, Reply};
+use crate::http::{Body, Reply, Request};
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{col, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
@@ -27,49 +27,58 @@ pub(crate) fn rules(
     let key = req.key.map(|k| k.to_string());
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
-        (_, Body::ReadAccount) => match (h.phase, input) {
-            (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_account())),
-            (_, Input::Sql(o)) => account_reply(&o, 200),
+        (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
+            (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
+            (_, Input::Sql(o)) => row_reply(&o),
             _ => Act::error(500, "internal_error"),
         },
         (Handler::Charge { transactional, .. }, Body::Charge { amount }) => {
             charge::rules(h, input, amount, key, transactional, memory, out)
         }
-        (
-            Handler::Debit,
-            Body::Debit {
-                amount,
-                expected_version,
-            },
-        ) => match (h.phase, input) {
-            (Phase::Receive, _) => {
-                let mut cond = vec![Cond::Eq("id", Value::Int(1))];
-                if out.has(Toggle::VersionCheck) {
-                    cond.push(Cond::Eq("version", Value::Int(expected_version)));
+        // A debit with `expected_version`, or a PUT with `If-Match`: one
+        // conditional UPDATE of the row, read back; 0 rows is a conflict.
+        (Handler::Debit, Body::Debit { .. }) | (Handler::Put, Body::Put { .. }) => {
+            match (h.phase, input) {
+                (Phase::Receive, _) => {
+                    let (set, version, check) = match req.body {
+                        Body::Debit {
+                            amount,
+                            expected_version,
+                        } => (
+                            Assign::Add("balance", -amount),
+                            expected_version,
+                            Toggle::VersionCheck,
+                        ),
+                        Body::Put { email, version } => (
+                            Assign::To("email", Value::text(email)),
+                            version,
+                            Toggle::IfMatch,
+                        ),
+                        _ => return Act::error(400, "bad_request"),
+                    };
+                    let Stmt::Select { table, mut cond } = select_row(req) else {
+                        return Act::error(500, "internal_error");
+                    };
+                    if out.has(check) {
+                        cond.push(Cond::Eq("version", Value::Int(version)));
+                    }
+                    let set = vec![set, Assign::Add("version", 1)];
+                    Act::Go(Phase::Debit, Call::Sql(Stmt::Update { table, set, cond }))
                 }
-                let set = vec![Assign::Add("balance", -amount), Assign::Add("version", 1)];
-                Act::Go(
-                    Phase::Debit,
-                    Call::Sql(Stmt::Update {
-                        table: "accounts",
-                        set,
-                        cond,
-                    }),
-                )
-            }
-            (Phase::Debit, Input::Sql(o)) => {
-                h.rows = o.count();
-                Act::Go(Phase::ReadAccount, Call::Sql(select_account()))
-            }
-            (Phase::ReadAccount, Input::Sql(o)) => {
-                if h.rows == 1 {
-                    account_reply(&o, 200)
-                } else {
-                    Act::error(409, "version_mismatch")
+                (Phase::Debit, Input::Sql(o)) => {
+                    h.rows = o.count();
+                    Act::Go(Phase::ReadAccount, Call::Sql(select_row(req)))
                 }
+                (Phase::ReadAccount, Input::Sql(o)) if h.rows == 1 => row_reply(&o),
+                // The version moved since the client read it: 409 for the debit's
+                // own field, 412 for If-Match (RFC 9110 §13.1.1).
+                (Phase::ReadAccount, Input::Sql(_)) => match req.body {
+                    Body::Put { .. } => Act::error(412, "precondition_failed"),
+                    _ => Act::error(409, "version_mismatch"),
+                },
+                _ => Act::error(500, "internal_error"),
             }
-            _ => Act::error(500, "internal_error"),
-        },
+        }
         (Handler::Like, Body::Like { op_id }) => {
             let dedup = out.has(Toggle::OpDedup);
             let inc = Stmt::Update {
@@ -116,13 +125,7 @@ pub(crate) fn rules(
             (Phase::UpdateStatus, Input::Sql(o)) => {
                 if o.count() == 0 && out.has(Toggle::RowCountCheck) {
                     // Already paid: the transition happened before. Nothing to do again.
-                    Act::Respond(
-                        200,
-                        Reply::Order {
-                            status: "PAID".into(),
-                        },
-                        false,
-                    )
+                    Act::Respond(200, Reply::Value("PAID".into()), false)
                 } else {
                     Act::Go(Phase::Charge, Call::Charge(amount, None))
                 }
@@ -132,13 +135,9 @@ pub(crate) fn rules(
                 let pay = insert_payment(h, out, amount, None);
                 Act::Go(Phase::InsertPayment, Call::Sql(pay))
             }
-            (Phase::InsertPayment, Input::Sql(_)) => Act::Respond(
-                200,
-                Reply::Order {
-                    status: "PAID".into(),
-                },
-                false,
-            ),
+            (Phase::InsertPayment, Input::Sql(_)) => {
+                Act::Respond(200, Reply::Value("PAID".into()), false)
+            }
             _ => Act::error(500, "internal_error"),
         },
         _ => Act::error(400, "bad_request"),
@@ -188,24 +187,30 @@ fn relay(h: &mut Handling, input: Input) -> Act {
     }
 }
 
-fn select_account() -> Stmt {
+/// `SELECT * FROM accounts WHERE id = 1`, or the user's profile for a PUT's request.
+fn select_row(req: &Request) -> Stmt {
+    let (table, id) = match req.body {
+        Body::Put { .. } | Body::ReadProfile => ("profiles", req.user),
+        _ => ("accounts", 1),
+    };
     Stmt::Select {
-        table: "accounts",
-        cond: vec![Cond::Eq("id", Value::Int(1))],
+        table,
+        cond: vec![Cond::Eq("id", Value::Int(id))],
     }
 }
 
-/// `accounts` is `(id, balance, version)`: the reply carries the last two.
-fn account_reply(o: &Outcome, status: u16) -> Act {
-    match o {
-        Outcome::Ok { rows, .. } if !rows.is_empty() => Act::Respond(
-            status,
-            Reply::Account {
-                balance: rows[0][1].as_int().unwrap_or(0),
+/// `accounts` is `(id, balance, version)` and `profiles` `(id, email, version)`:
+/// the reply carries the balance and the version, or the email.
+fn row_reply(o: &Outcome) -> Act {
+    let reply = match o {
+        Outcome::Ok { rows, .. } if !rows.is_empty() => match &rows[0][1] {
+            Value::Int(balance) => Reply::Account {
+                balance: *balance,
                 version: rows[0][2].as_int().unwrap_or(0),
             },
-            false,
-        ),
-        _ => Act::error(500, "internal_error"),
-    }
+            v => Reply::Value(v.as_text().unwrap_or_default().into()),
+        },
+        _ => return Act::error(500, "internal_error"),
+    };
+    Act::Respond(200, reply, false)
 }

@@ -43,6 +43,7 @@ catalogue! {
     NewKeyPerRetry = "new-key-per-retry",
     StatusTransition = "status-transition",
     ReceiptEmail = "receipt-email",
+    LatePut = "late-put",
 }
 
 impl ScenarioId {
@@ -401,6 +402,27 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                     receipt: true,
                 },
                 &[PAY],
+            )
+        },
+        Scenario {
+            toggles: &[(IfMatch, false)],
+            invariants: &[Invariant::NewerWriteKept, Invariant::DefiniteAnswer],
+            // The user sets another email on the web while the app's answer is lost.
+            script: &[Scripted {
+                when: When::At(Millis(1_000)),
+                command: Command::ExternalPut,
+                only_with: None,
+            }],
+            expected_charge: None,
+            shows: &[Figure::Profile],
+            ..base(
+                Id::LatePut,
+                Pitfall,
+                Handler::Put,
+                &[Op::new(OpSpec::Put {
+                    email: EMAILS[1],
+                    version: 5,
+                })],
             )
         },
     ]

@@ -26,6 +26,9 @@ pub enum Toggle {
     ShortDeadline,
     /// UPDATE … WHERE version = expected_version (off: a blind debit).
     VersionCheck,
+    /// A PUT carries `If-Match` with the version the client read; the server
+    /// writes only if it still matches, else 412 (off: the PUT overwrites blindly).
+    IfMatch,
     /// INSERT INTO like_ops … before the increment; increment only on 1 row.
     OpDedup,
     /// Check the rows affected by the status transition before charging.
@@ -66,7 +69,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 21] = [
+    pub const ALL: [Toggle; 22] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -77,6 +80,7 @@ impl Toggle {
         Toggle::LongTtl,
         Toggle::ShortDeadline,
         Toggle::VersionCheck,
+        Toggle::IfMatch,
         Toggle::OpDedup,
         Toggle::RowCountCheck,
         Toggle::ConsumerDedup,
@@ -121,6 +125,7 @@ impl Toggle {
             Toggle::LongTtl => "long-ttl",
             Toggle::ShortDeadline => "short-deadline",
             Toggle::VersionCheck => "version-check",
+            Toggle::IfMatch => "if-match",
             Toggle::OpDedup => "op-dedup",
             Toggle::RowCountCheck => "row-count-check",
             Toggle::ConsumerDedup => "consumer-dedup",
