@@ -237,10 +237,8 @@ impl Payload {
             }
             Payload::Deliver { offset, msg_id, .. } => format!("deliver #{offset} {msg_id}"),
             Payload::CommitOffset { offset } => format!("commit offset {offset}"),
-            Payload::Email { id, payment } => match id {
-                Some(k) => format!("email {payment} {k}"),
-                None => format!("email {payment}"),
-            },
+            // The message id where there is one (it names the payment too).
+            Payload::Email { id, payment } => format!("email {}", id.as_ref().unwrap_or(payment)),
             Payload::EmailAck { duplicate } => if *duplicate { "202 (dup)" } else { "202" }.into(),
         }
     }
