@@ -298,6 +298,36 @@ mod tests {
     }
 
     #[test]
+    fn a_retry_preset_round_trips_through_the_link_and_its_run() {
+        let (p, n) = parse("?scenario=idempotency-key&on=no-retry");
+        assert!(n.is_empty(), "{n:?}");
+        let run = p.run().0;
+        assert_eq!(
+            run.scenario.retry_policy(run.config.toggles).max_attempts,
+            1
+        );
+        let s = ScenarioId::IdempotencyKey.scenario();
+        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+        let q = p.to_query(run.config.toggles, s.default_toggles(), &offered);
+        assert!(q.ends_with("&on=no-retry"), "{q}");
+        assert_eq!(parse(&q).0, p);
+        // A scenario without the preset says so and keeps its policy.
+        let (p, n) = parse("?scenario=ttl-expiry&on=no-retry,short-deadlin");
+        assert_eq!(
+            n,
+            vec![
+                Notice::ToggleNotOffered("no-retry".into()),
+                Notice::UnknownToggle("short-deadlin".into()),
+            ]
+        );
+        let run = p.run().0;
+        assert_eq!(
+            run.scenario.retry_policy(run.config.toggles),
+            run.scenario.retry
+        );
+    }
+
+    #[test]
     fn a_link_with_scenario_step_or_cmd_points_at_the_lab() {
         for q in [
             "?scenario=ttl-expiry",

@@ -13,7 +13,7 @@ use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
 use idem_sim::scenario::{Figure, OpSpec, Scenario};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Happening, StepRecord};
-use idem_sim::world::Belief;
+use idem_sim::world::{key_ttl, Belief};
 use idem_sim::{Millis, NodeId, World};
 
 /// `23 h 59 min`, `59 s`: a TTL at a glance, in the reader's units.
@@ -361,6 +361,29 @@ pub fn client(ui: &Ui, w: &World) -> String {
             ],
         ),
     );
+    // When each attempt goes out if none is answered, by the client's own rules
+    // (`Retry::schedule`); red where the deadline may stop it.
+    h.open("dd", &[]).text(ui.retry_schedule);
+    h.open("ol", &[("data-testid", "retry-schedule")]);
+    for s in r.schedule() {
+        let mut t = d(s.from);
+        if s.to != s.from {
+            t = t + "–" + &d(s.to);
+        }
+        h.el(
+            "li",
+            &[(if s.cut.is_some() { "class" } else { "" }, "bad")],
+            &t,
+        );
+    }
+    h.close("ol").close("dd");
+    if let Some(ttl) = key_ttl(&w.scenario, w.config.toggles).filter(|t| r.deadline >= *t) {
+        h.el(
+            "dd",
+            &[("class", "bad"), ("data-testid", "retry-warning")],
+            &fill(ui.retry_ttl, &[&d(ttl)]),
+        );
+    }
     h.el("dd", &[("class", "muted")], ui.retry_rule);
     h.close("dl");
     h.finish()

@@ -94,38 +94,6 @@ pub enum Handler {
     Put,
 }
 
-/// The client's retry policy. Which answers it retries is the client's rule
-/// (`node::client`): no answer, 409 and 5xx are retried with the same key; any
-/// other 4xx is final.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Retry {
-    /// How long the client waits for a response before it gives the attempt up.
-    pub timeout: Millis,
-    pub max_attempts: u32,
-    /// Backoff before retry n is `backoff × 2^(n−1)` plus up to `jitter`.
-    pub backoff: Millis,
-    pub jitter: Millis,
-    /// No retry is sent later than this after the operation's first attempt: past
-    /// it the client gives up, the outcome still unknown. It must be shorter than
-    /// the key's TTL (`ttl-expiry` shows why).
-    pub deadline: Millis,
-}
-
-/// The deadline of [`Toggle::ShortDeadline`]: 1 h, well under the key's 24 h.
-pub const SHORT_DEADLINE: Millis = Millis::hours(1);
-
-impl Retry {
-    /// A phone that keeps a payment and retries it in the background: 4 attempts,
-    /// 1.5 s each, and never later than 12 h after the first, half the key's 24 h.
-    pub const MOBILE: Retry = Retry {
-        timeout: Millis(1_500),
-        max_attempts: 4,
-        backoff: Millis(500),
-        jitter: Millis(200),
-        deadline: Millis::hours(12),
-    };
-}
-
 /// How an operation gets its idempotency key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyMode {
@@ -306,6 +274,7 @@ pub struct Scenario {
     /// API instances behind the load balancer.
     pub apis: u8,
     pub ops: &'static [Op],
+    /// The client's retry policy; the run's toggles may change it ([`Scenario::retry_policy`]).
     pub retry: Retry,
     pub links: Links,
     /// Faults that happen unless the reader changes the run.
@@ -353,6 +322,11 @@ pub const KEY_COLUMNS: [&str; 7] = [
 ];
 
 impl Scenario {
+    /// The client's retry policy under `toggles` (the reader's presets: [`Retry::under`]).
+    pub fn retry_policy(&self, toggles: Toggles) -> Retry {
+        self.retry.under(toggles)
+    }
+
     /// The defences this scenario offers, in its order (bugs and variants are not
     /// defences): what the truth table combines and what a "fix it" answer picks from.
     pub fn defences(&self) -> Vec<Toggle> {
@@ -361,16 +335,6 @@ impl Scenario {
             .map(|(t, _)| *t)
             .filter(|t| t.kind() == ToggleKind::Defence)
             .collect()
-    }
-
-    /// The client's retry policy under `toggles` ([`Toggle::ShortDeadline`] cuts
-    /// the deadline to [`SHORT_DEADLINE`]).
-    pub fn retry_policy(&self, toggles: Toggles) -> Retry {
-        let mut r = self.retry;
-        if toggles.has(Toggle::ShortDeadline) {
-            r.deadline = r.deadline.min(SHORT_DEADLINE);
-        }
-        r
     }
 
     /// The faults of a run under `toggles`: with [`Toggle::ProcessorTimeout`] the
@@ -557,6 +521,8 @@ fn account(balance: i64, version: i64) -> Table {
 }
 
 mod catalogue;
+mod retry;
 mod toggle;
 pub use catalogue::{all, by_id, ids, ScenarioId};
+pub use retry::{Retry, Slot, SHORT_DEADLINE};
 pub use toggle::{Toggle, ToggleKind, Toggles};

@@ -24,7 +24,7 @@ pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
 pub use crate::node::api::Api;
 pub use crate::node::broker::{Broker, Consumer, Producer, Record};
-pub use crate::node::charge::CLAIM_LEASE;
+pub use crate::node::charge::{key_ttl, CLAIM_LEASE};
 pub use crate::node::client::{Client, ClientOp, Lane};
 pub use crate::node::mail::Mail;
 pub use crate::node::processor::{Charge, Processor};

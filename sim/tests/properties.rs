@@ -280,7 +280,7 @@ fn defended_under(faults: &'static str, random: RandomFaults) {
     for s in scenario::all() {
         if s.id == "naive-post" {
             // It offers no defence: its defended() is its undefended(), covered by (b).
-            assert!(s.toggles.is_empty());
+            assert!(s.defences().is_empty());
             continue;
         }
         let limits: Vec<&Limit> = LIMITS

@@ -186,7 +186,7 @@ pub static LESSON: Lesson = Lesson {
                         &["A definite refusal (`402`, card declined)", "Do not retry with this key: the refusal is stored and replayed. A payment with another card is a new operation with a new key.", "“Card declined”, and a way to pay again."],
                     ],
                 },
-                P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline: a minute while the user is watching, hours for a payment the app keeps and retries in the background (the lab's app: 12 h), never as long as the key's TTL. Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again."),
+                P("**How often, and for how long.** A retry policy is four numbers: a timeout per attempt (say 3 s), a number of attempts (say 5), a backoff between them that grows exponentially and is randomised (full jitter: wait a random time between 0 and `min(cap, base × 2^attempt)`), and an overall deadline: a minute while the user is watching, hours for a payment the app keeps and retries in the background (the lab's app: 12 h), never as long as the key's TTL. Jitter spreads the retries of many clients that failed at the same moment, so that they do not come back as one wave and knock the service over again. In the lab, the app's pane shows its policy and the switches change it."),
                 P("**When the deadline passes, the outcome is still unknown.** The app must not say the payment failed: it may have succeeded. It says that it is checking, and finds the answer out from the server (the payment list, a status request) instead of sending the payment again."),
                 Note("The retry deadline must be much shorter than the key's TTL. A retry that arrives after the key has expired is a new payment: the server has forgotten the first one."),
                 ScenarioLink {
@@ -510,7 +510,7 @@ pub static LESSON: Lesson = Lesson {
                 P("The first request succeeds, and its key is stored with a 24-hour TTL. The response is lost, and the app's retry waits in an offline queue."),
                 P("The clock moves 25 hours. The app comes back online and retries with K1. Redis has already dropped the key: `GET` returns nil, and the API charges a second time."),
                 P("The TTL is a trade-off. Longer keeps more keys in memory; shorter lets a late retry through. Choose it from how long your clients really retry — a day or a week — and make clients stop retrying before the server forgets."),
-                P("This app retries for up to 48 hours, past the key's 24. Turn on “Retries for 1 h only”: the retry is never sent and the customer pays once, but the app no longer learns the outcome. Its screen says it is checking, not that the payment failed."),
+                P("This app retries for up to 48 hours, past the key's 24: its pane warns that the deadline is not shorter than the key's TTL. Turn on “Retries for 1 h only”: the retry is never sent and the customer pays once, but the app no longer learns the outcome. Its screen says it is checking, not that the payment failed."),
                 Note("Stripe may prune keys once they are at least 24 hours old, so a client must not rely on a key older than that: look the payment up first."),
                 Quiz(&Question {
                     kind: Numbers,
@@ -899,6 +899,8 @@ pub static UI: Ui = Ui {
     retry_policy: "Retry policy",
     retry_policy_value: "timeout {} · attempts: {} · backoff {} ×2 + up to {} · deadline {}",
     retry_rule: "Retried with the same key: no answer, 409, 5xx. Never: any other 4xx.",
+    retry_schedule: "Attempts if none is answered (red: not sent past the deadline):",
+    retry_ttl: "The deadline is not shorter than the key's TTL ({}).",
     screen_receipt: "Paid ${}",
 
 
@@ -1034,6 +1036,7 @@ pub static UI: Ui = Ui {
     var_other_writer: "Another client gets there first",
     var_crash_before_commit: "Crash after the charge, before the commit",
     var_short_deadline: "Retries for 1 h only (keys live 24 h)",
+    var_no_retry: "The app never retries",
     var_processor_timeout: "The processor's answer is lost",
     var_errors_replayed: "Stripe: the error is stored",
     var_delete_on_error: "Powertools: the key is deleted",

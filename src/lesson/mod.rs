@@ -289,6 +289,7 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
         Toggle::OtherWriter => ui.var_other_writer,
         Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
         Toggle::ShortDeadline => ui.var_short_deadline,
+        Toggle::NoRetry => ui.var_no_retry,
         Toggle::ProcessorTimeout => ui.var_processor_timeout,
         Toggle::ErrorsReplayed => ui.var_errors_replayed,
         Toggle::DeleteOnError => ui.var_delete_on_error,
@@ -578,6 +579,11 @@ ui_struct! {
     retry_policy_value,
     /// Which answers the client retries, and which never.
     retry_rule,
+    /// Before the schedule: when each attempt goes out if none is answered, and
+    /// that one in red (class `bad`) is not sent if it comes past the deadline.
+    retry_schedule,
+    /// The deadline (in the policy's row) is not shorter than the key's TTL, `{}`.
+    retry_ttl,
 
     // Fallback notices.
     /// `{}` is the unknown id from the URL.
@@ -727,6 +733,7 @@ ui_struct! {
     var_other_writer,
     var_crash_before_commit,
     var_short_deadline,
+    var_no_retry,
     var_processor_timeout,
     var_errors_replayed,
     var_delete_on_error,

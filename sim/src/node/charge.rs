@@ -61,6 +61,14 @@ pub(crate) fn key_cfg(s: &Scenario, toggles: Toggles) -> Option<KeyCfg> {
     })
 }
 
+/// How long the scenario's API keeps a key's result under `toggles`: `None`
+/// without a key, or where the keys live in the process's memory (they never expire).
+pub fn key_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
+    key_cfg(s, toggles)
+        .filter(|k| k.store != KeyStore::Memory)
+        .map(|k| k.ttl)
+}
+
 /// The answer to a payment that went through; `replayed` when the ledger already had it.
 pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Act {
     Act::Respond(

@@ -243,14 +243,14 @@ impl Client {
 
     pub(crate) fn plan_retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
         let sent = self.ops[op].lanes[lane].sent;
+        // The rules `Retry::schedule` shows the reader.
         let r = out.scenario.retry_policy(out.toggles);
-        if sent >= r.max_attempts {
+        if !r.again(sent) {
             self.give_up(op, lane, out);
             return;
         }
-        let backoff =
-            Millis(r.backoff.0 << (sent - 1).min(10)) + Millis(out.rng.below(r.jitter.0 + 1));
-        if out.now + backoff > self.ops[op].started + r.deadline {
+        let backoff = r.pause(sent, Millis(out.rng.below(r.jitter.0 + 1)));
+        if !r.in_time(self.ops[op].started, out.now + backoff) {
             // Past the deadline: no more retries; the outcome stays unknown.
             self.give_up(op, lane, out);
             return;

@@ -138,13 +138,17 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
     use ScenarioId as Id;
     use Toggle::*;
     [
-        base(Id::NaivePost, Seed, charge(None), &[PAY]),
+        Scenario {
+            toggles: &[(NoRetry, false)],
+            ..base(Id::NaivePost, Seed, charge(None), &[PAY])
+        },
         Scenario {
             toggles: &[
                 (AtomicClaim, true),
                 (Fingerprint, false),
                 (KeyToProcessor, true),
                 (NewKeyPerRetry, false),
+                (NoRetry, false),
                 // The same fault under three designs of what is stored on an error.
                 (ProcessorTimeout, false),
                 (ErrorsReplayed, false),

@@ -24,6 +24,9 @@ pub enum Toggle {
     /// Variant: the client stops retrying after [`SHORT_DEADLINE`] (1 h, under the
     /// key's TTL) instead of its policy's own deadline.
     ShortDeadline,
+    /// Variant: the client sends one attempt and never retries (its policy's
+    /// `max_attempts` is 1): no duplicate, and no answer after a lost one.
+    NoRetry,
     /// UPDATE … WHERE version = expected_version (off: a blind debit).
     VersionCheck,
     /// A PUT carries `If-Match` with the version the client read; the server
@@ -69,7 +72,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 22] = [
+    pub const ALL: [Toggle; 23] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -79,6 +82,7 @@ impl Toggle {
         Toggle::SharedStore,
         Toggle::LongTtl,
         Toggle::ShortDeadline,
+        Toggle::NoRetry,
         Toggle::VersionCheck,
         Toggle::IfMatch,
         Toggle::OpDedup,
@@ -105,6 +109,7 @@ impl Toggle {
             Toggle::OtherWriter
             | Toggle::CrashBeforeCommit
             | Toggle::ShortDeadline
+            | Toggle::NoRetry
             | Toggle::ProcessorTimeout
             | Toggle::ErrorsReplayed
             | Toggle::DeleteOnError => ToggleKind::Variant,
@@ -124,6 +129,7 @@ impl Toggle {
             Toggle::SharedStore => "shared-store",
             Toggle::LongTtl => "long-ttl",
             Toggle::ShortDeadline => "short-deadline",
+            Toggle::NoRetry => "no-retry",
             Toggle::VersionCheck => "version-check",
             Toggle::IfMatch => "if-match",
             Toggle::OpDedup => "op-dedup",

@@ -1,0 +1,104 @@
+//! The client's retry policy as data: its numbers, the presets the reader
+//! switches on, and the schedule of attempts they make. The client
+//! (`node::client`) decides with the functions the schedule is computed by, so
+//! what the lab shows is what the client does.
+
+use super::{Toggle, Toggles};
+use crate::time::Millis;
+
+/// The client's retry policy. Which answers it retries is the client's rule
+/// (`node::client`): no answer, 409 and 5xx are retried with the same key; any
+/// other 4xx is final.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Retry {
+    /// How long the client waits for a response before it gives the attempt up.
+    pub timeout: Millis,
+    pub max_attempts: u32,
+    /// Backoff before retry n is `backoff × 2^(n−1)` plus up to `jitter`.
+    pub backoff: Millis,
+    pub jitter: Millis,
+    /// No retry is sent later than this after the operation's first attempt: past
+    /// it the client gives up, the outcome still unknown. It must be shorter than
+    /// the key's TTL (`ttl-expiry` shows why).
+    pub deadline: Millis,
+}
+
+/// The deadline of [`Toggle::ShortDeadline`]: 1 h, well under the key's 24 h.
+pub const SHORT_DEADLINE: Millis = Millis::hours(1);
+
+/// When an attempt goes out, counted from the first, if no attempt before it is
+/// answered: between `from` and `to` (the backoff's jitter). `cut`: the deadline
+/// stops it always (`Some(true)`) or with some jitter (`Some(false)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub from: Millis,
+    pub to: Millis,
+    pub cut: Option<bool>,
+}
+
+impl Retry {
+    /// A phone that keeps a payment and retries it in the background: 4 attempts,
+    /// 1.5 s each, and never later than 12 h after the first, half the key's 24 h.
+    pub const MOBILE: Retry = Retry {
+        timeout: Millis(1_500),
+        max_attempts: 4,
+        backoff: Millis(500),
+        jitter: Millis(200),
+        deadline: Millis::hours(12),
+    };
+
+    /// The policy under `toggles`, the reader's presets: [`Toggle::ShortDeadline`]
+    /// cuts the deadline to [`SHORT_DEADLINE`], [`Toggle::NoRetry`] leaves one attempt.
+    pub fn under(mut self, toggles: Toggles) -> Retry {
+        if toggles.has(Toggle::ShortDeadline) {
+            self.deadline = self.deadline.min(SHORT_DEADLINE);
+        }
+        if toggles.has(Toggle::NoRetry) {
+            self.max_attempts = 1;
+        }
+        self
+    }
+
+    /// Whether another attempt may follow `sent` attempts.
+    pub fn again(&self, sent: u32) -> bool {
+        sent < self.max_attempts
+    }
+
+    /// The pause before the attempt after `sent`: `backoff × 2^(sent−1)` plus
+    /// `jitter` (the client draws it in `0..=self.jitter`).
+    pub fn pause(&self, sent: u32, jitter: Millis) -> Millis {
+        Millis(self.backoff.0 << sent.saturating_sub(1).min(10)) + jitter
+    }
+
+    /// Whether an attempt may go out at `at` of an operation first tried at `first`.
+    pub fn in_time(&self, first: Millis, at: Millis) -> bool {
+        at <= first + self.deadline
+    }
+
+    /// When each attempt goes out if none is answered (each waits its timeout,
+    /// then its pause), by the client's own rules: [`Retry::again`],
+    /// [`Retry::pause`], [`Retry::in_time`]. The first attempt the deadline
+    /// always cuts is the last slot.
+    pub fn schedule(&self) -> Vec<Slot> {
+        let mut at = Slot {
+            from: Millis(0),
+            to: Millis(0),
+            cut: None,
+        };
+        let mut slots = vec![at];
+        let mut sent = 1;
+        while self.again(sent) && at.cut != Some(true) {
+            let from = at.from + self.timeout + self.pause(sent, Millis(0));
+            let to = at.to + self.timeout + self.pause(sent, self.jitter);
+            let cut = match (self.in_time(Millis(0), from), self.in_time(Millis(0), to)) {
+                (true, true) => None,
+                (true, false) => Some(false),
+                _ => Some(true),
+            };
+            at = Slot { from, to, cut };
+            slots.push(at);
+            sent += 1;
+        }
+        slots
+    }
+}
