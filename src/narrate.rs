@@ -247,10 +247,13 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 node,
                 status,
                 replayed,
+                error,
             } => {
                 let why = match (status, replayed) {
                     (_, true) => ui.n_status_replay,
                     (400, _) => ui.n_status_400,
+                    // A conditional write's 409 is the same refusal as a 412.
+                    (409, _) if *error == Some("version_mismatch") => ui.n_status_412,
                     (409, _) => ui.n_status_409,
                     (422, _) => ui.n_status_422,
                     (412, _) => ui.n_status_412,
@@ -420,6 +423,36 @@ mod tests {
                 lines.contains(&fill(ui.n_executed, &["Postgres", "INSERT 0 1"])),
                 "{lines:?}"
             );
+        }
+    }
+
+    /// Regression: conditional-update's `409 version_mismatch` was narrated as "a
+    /// request with this key is still in progress"; it is the version refusal.
+    #[test]
+    fn a_version_mismatch_is_not_a_key_in_progress() {
+        let s = scenario::by_id("conditional-update").unwrap();
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
+        let rec = run
+            .trace
+            .iter()
+            .find(|r| {
+                r.happenings.iter().any(|h| {
+                    matches!(
+                        h,
+                        Happening::Responded {
+                            status: 409,
+                            error: Some("version_mismatch"),
+                            ..
+                        }
+                    )
+                })
+            })
+            .expect("the retry's 409");
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let said = narrate(ui, rec).join(" ");
+            assert!(said.contains(ui.n_status_412), "{said}");
+            assert!(!said.contains(ui.n_status_409), "{said}");
         }
     }
 

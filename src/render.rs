@@ -162,8 +162,9 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
                     (if title.is_empty() { "" } else { "title" }, &title),
                 ],
             );
-            for v in vals.into_iter().flatten() {
-                h.el("td", &[], &cell(v));
+            // On a phone the rows are stacked; each cell then names its column.
+            for (v, c) in vals.into_iter().flatten().zip(&t.columns) {
+                h.el("td", &[("data-label", c)], &cell(v));
             }
             h.close("tr");
         }

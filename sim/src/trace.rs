@@ -84,11 +84,13 @@ pub enum Happening {
         key: Option<String>,
         replayed: bool,
     },
-    /// An API instance or consumer answered.
+    /// An API instance or consumer answered; `error` is the answer's error code,
+    /// if any (a 409 is a key in use or a version mismatch).
     Responded {
         node: NodeId,
         status: u16,
         replayed: bool,
+        error: Option<&'static str>,
     },
     ClientSent {
         op: usize,

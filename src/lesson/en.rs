@@ -1004,7 +1004,7 @@ pub static UI: Ui = Ui {
     n_status_400: "the Idempotency-Key header is missing",
     n_status_409: "a request with this key is still in progress",
     n_status_422: "this key was used with a different payload",
-    n_status_412: "If-Match does not match the version: nothing written",
+    n_status_412: "the version is no longer the one the client read: nothing written",
     n_status_5xx: "a server error: the outcome is unknown, the app retries with the same key",
     n_status_ok: "the operation's result",
     n_respond: "{} answers {}: {}.",

@@ -220,6 +220,10 @@ impl Api {
             node: h.node,
             status,
             replayed,
+            error: match &reply {
+                Reply::Error(code) => Some(*code),
+                _ => None,
+            },
         });
         let resp = Response {
             status,
