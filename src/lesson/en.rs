@@ -899,7 +899,7 @@ pub static UI: Ui = Ui {
     retry_policy: "Retry policy",
     retry_policy_value: "timeout {} · attempts: {} · backoff {} ×2 + up to {} · deadline {}",
     retry_rule: "Retried with the same key: no answer, 409, 5xx. Never: any other 4xx.",
-    retry_schedule: "Attempts if none is answered (red: not sent past the deadline):",
+    retry_schedule: "Attempts if none is answered (red: past the deadline):",
     retry_ttl: "The deadline is not shorter than the key's TTL ({}).",
     screen_receipt: "Paid ${}",
 
@@ -1036,7 +1036,7 @@ pub static UI: Ui = Ui {
     var_other_writer: "Another client gets there first",
     var_crash_before_commit: "Crash after the charge, before the commit",
     var_short_deadline: "Retries for 1 h only (keys live 24 h)",
-    var_no_retry: "The app never retries",
+    var_no_retry: "No retries",
     var_processor_timeout: "The processor's answer is lost",
     var_errors_replayed: "Stripe: the error is stored",
     var_delete_on_error: "Powertools: the key is deleted",
