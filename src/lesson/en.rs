@@ -401,6 +401,7 @@ pub static LESSON: Lesson = Lesson {
         likes: "likes: {}",
         receipts: "receipts: {}",
         email: "email: {}",
+        order: "order: {}",
         app: "the app believes: {}",
         b_not_started: "not started",
         b_succeeded: "succeeded",

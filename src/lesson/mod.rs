@@ -889,6 +889,8 @@ ui_struct! {
     receipts,
     /// `{}` the profile's email.
     email,
+    /// `{}` the order's status.
+    order,
     /// `{}` what the app believes, per operation.
     app,
     b_not_started,

@@ -401,6 +401,7 @@ pub static LESSON: Lesson = Lesson {
         likes: "лайков: {}",
         receipts: "чеков: {}",
         email: "почта: {}",
+        order: "заказ: {}",
         app: "приложение считает: {}",
         b_not_started: "не начато",
         b_succeeded: "успех",

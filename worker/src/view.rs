@@ -544,6 +544,13 @@ mod tests {
             for key in [
                 "progress",
                 "show",
+                "charges",
+                "ledger",
+                "balance",
+                "likes",
+                "receipts",
+                "email",
+                "order",
                 "said_table",
                 "t.atomic-claim",
                 "i.at-most-once-charge",
