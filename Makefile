@@ -15,7 +15,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/e2e/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 WASM_TARGET := wasm32-unknown-unknown
-E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.test.mjs e2e/front.test.mjs e2e/robust.test.mjs e2e/a11y.test.mjs e2e/scorm.test.mjs e2e/paint.test.mjs e2e/questions.test.mjs e2e/explore.test.mjs
+E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.test.mjs e2e/front.test.mjs e2e/robust.test.mjs e2e/a11y.test.mjs e2e/scorm.test.mjs e2e/paint.test.mjs e2e/questions.test.mjs e2e/explore.test.mjs e2e/policy.test.mjs
 
 # Never run these steps in parallel, even under `make -j`.
 .NOTPARALLEL:
