@@ -391,30 +391,33 @@ mod tests {
         assert!(all.contains(&fill(ui.n_invariant_broken, &[ui.inv_at_most_once_charge])));
     }
 
+    /// The first step of `id`'s default run (seed 1) with a happening that `is`.
+    fn first_step(id: &str, is: impl Fn(&Happening) -> bool) -> StepRecord {
+        let s = scenario::by_id(id).unwrap();
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
+        run.trace
+            .iter()
+            .find(|r| r.happenings.iter().any(&is))
+            .cloned()
+            .unwrap_or_else(|| panic!("{id}: no such step"))
+    }
+
     /// Regression: the step where Postgres ran `INSERT … → INSERT 0 1` said "A message
     /// arrives; nothing else changes".
     #[test]
     fn a_step_that_runs_a_statement_says_so() {
-        let s = scenario::by_id("naive-post").unwrap();
-        let run = Run::new(s.clone(), Config::defaults(&s, 1));
-        let rec = run
-            .trace
-            .iter()
-            .find(|r| {
-                r.happenings.iter().any(|h| {
-                    matches!(
-                        h,
-                        Happening::Sql {
-                            outcome: Outcome::Ok {
-                                tag: Tag::Insert(1),
-                                ..
-                            },
-                            ..
-                        }
-                    )
-                })
-            })
-            .expect("the ledger insert");
+        let rec = &first_step("naive-post", |h| {
+            matches!(
+                h,
+                Happening::Sql {
+                    outcome: Outcome::Ok {
+                        tag: Tag::Insert(1),
+                        ..
+                    },
+                    ..
+                }
+            )
+        });
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let lines = narrate(ui, rec);
@@ -430,24 +433,16 @@ mod tests {
     /// request with this key is still in progress"; it is the version refusal.
     #[test]
     fn a_version_mismatch_is_not_a_key_in_progress() {
-        let s = scenario::by_id("conditional-update").unwrap();
-        let run = Run::new(s.clone(), Config::defaults(&s, 1));
-        let rec = run
-            .trace
-            .iter()
-            .find(|r| {
-                r.happenings.iter().any(|h| {
-                    matches!(
-                        h,
-                        Happening::Responded {
-                            status: 409,
-                            error: Some("version_mismatch"),
-                            ..
-                        }
-                    )
-                })
-            })
-            .expect("the retry's 409");
+        let rec = &first_step("conditional-update", |h| {
+            matches!(
+                h,
+                Happening::Responded {
+                    status: 409,
+                    error: Some("version_mismatch"),
+                    ..
+                }
+            )
+        });
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let said = narrate(ui, rec).join(" ");
