@@ -71,10 +71,10 @@ export const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf
 
 /**
  * The shell with Trunk's style sheet link and boot.js's script replaced by their text
- * (read with `read(file)`), and the policy that allows exactly them first in <head>.
- * Returns the page and the two files it no longer needs.
+ * (read with `read(file)`), and, with `withPolicy`, the policy that allows exactly them
+ * first in <head>. Returns the page and the two files it no longer needs.
  */
-export function inline(shell, read) {
+export function inline(shell, read, withPolicy = true) {
   const take = (re, what) => {
     const m = shell.match(re);
     if (!m || shell.match(new RegExp(re, 'g')).length !== 1) throw new Error(`prerender: expected one ${what} in index.html`);
@@ -89,8 +89,10 @@ export function inline(shell, read) {
   }
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(sha256(style), sha256(script))}">`;
   let out = shell.replace(link, () => `<style>${style}</style>`).replace(tag, () => `<script>${script}</script>`);
-  out = out.replace(/(<meta charset="utf-8">)/, (m) => m + meta);
-  if (!out.includes(meta)) throw new Error('prerender: no <meta charset="utf-8"> to put the policy after');
+  if (withPolicy) {
+    out = out.replace(/(<meta charset="utf-8">)/, (m) => m + meta);
+    if (!out.includes(meta)) throw new Error('prerender: no <meta charset="utf-8"> to put the policy after');
+  }
   return { html: out, files: [css, js] };
 }
 
@@ -104,6 +106,9 @@ const { html: shell, files } = inline(
     .replace(/<!--[\s\S]*?-->/g, '')
     .replace(/>\s+</g, '><'),
   (file) => readFileSync(path.join(dir, file), 'utf8'),
+  // `make serve` (a debug build): `trunk serve` adds its live-reload script inline, which
+  // the policy would block; only release builds (dist/, tested under it) carry it.
+  process.env.TRUNK_PROFILE === 'release',
 );
 for (const file of files) rmSync(path.join(dir, file));
 for (const [lang, page] of Object.entries(PAGES)) {
