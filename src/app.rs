@@ -20,7 +20,7 @@ use crate::ui::listen;
 use crate::ui::panes::{Pane, Sequence, StatePane};
 use crate::ui::state::{Lab, Start, STEP_MS};
 use crate::ui::topology::Topology;
-use gloo_timers::callback::Interval;
+use gloo_timers::callback::{Interval, Timeout};
 use idem_sim::scenario::Toggle;
 use idem_sim::NodeId;
 use leptos::prelude::*;
@@ -82,6 +82,11 @@ pub fn App() -> impl IntoView {
     listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab);
+    // The lab's core is built in this task; the panes, the diagram and the lesson's parts
+    // in a task after the next frame (`Lab::whole`), so the core is drawn and answers first.
+    request_animation_frame(move || {
+        Timeout::new(0, move || lab.whole.set(true)).forget();
+    });
     if lab.embed {
         // Only the lab: the prerendered header and prose go (`boot.js` hid them at once).
         for sel in [

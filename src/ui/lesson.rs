@@ -422,6 +422,8 @@ pub fn LessonPart(part: Part) -> impl IntoView {
         Part::Progress => ("progress", "progress"),
     };
     let markup = move || match part {
+        // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
+        _ if part != Part::Predict && !lab.whole.get() => String::new(),
         Part::Code => {
             let code = learn.part(id, "code").unwrap_or_default();
             let cur = lab

@@ -36,6 +36,10 @@ pub fn StatePane(
         Pane::Narration => ("pane pane--narration", "narration"),
     };
     let markup = move || {
+        // Only the narration is the lab's core (`Lab::whole`).
+        if pane != Pane::Narration && !lab.whole.get() {
+            return String::new();
+        }
         lab.world.with(|w| {
             lab.record.with(|rec| match pane {
                 Pane::Redis => render::redis(ui, w, rec.as_ref()),
@@ -77,6 +81,9 @@ pub fn Sequence() -> impl IntoView {
     let ui = lab.ui();
     let markup = move || {
         let k = lab.cursor.get();
+        if !lab.whole.get() {
+            return String::new();
+        }
         lab.run.with(|r| {
             render::sequence(
                 ui,
@@ -92,11 +99,15 @@ pub fn Sequence() -> impl IntoView {
     // Keep the current step in view (the scroll position is the DOM's, not state). A new
     // diagram is at its top already: setting that again would force a layout of the whole
     // page while it loads (about as long as the lab's mounting).
+    // (Again once the diagram is drawn, if the page started without it: `Lab::whole`.)
     Effect::new(move |old: Option<i32>| {
         let y = (render::sequence_y(lab.cursor.get()) - 120.0).max(0.0) as i32;
+        if !lab.whole.get() {
+            return -1;
+        }
         if let (Ok(all), true) = (
             document().query_selector_all(".sequence"),
-            old.is_some() || y > 0,
+            old.is_some_and(|o| o >= 0) || y > 0,
         ) {
             use wasm_bindgen::JsCast;
             // The run compared side by side has one too (`explore::compared`).

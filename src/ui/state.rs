@@ -57,6 +57,12 @@ pub struct Lab {
     /// bit i, the scenario's defence i (`Scenario::defences`) of the run shown
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
     pub cmp: RwSignal<u32>,
+    /// The whole lab is drawn: false only while the page starts, when the lab's core
+    /// (controls, topology, narration) is built in the module's first task and the
+    /// panes, the diagram and the lesson's parts in a task after the next frame
+    /// (`app::App`), so the reader can act sooner. A scenario or language opened
+    /// later is built whole.
+    pub whole: RwSignal<bool>,
     anim_gen: StoredValue<u32>,
 }
 
@@ -137,6 +143,7 @@ impl Lab {
             record,
             mark: RwSignal::new(0),
             cmp: RwSignal::new(0),
+            whole: RwSignal::new(false),
             anim_gen: StoredValue::new(0),
         }
     }
