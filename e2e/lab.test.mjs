@@ -27,14 +27,14 @@ const SEED_OUTCOMES = {
 };
 
 /**
- * Test ids a scenario must not show (values it does not have). redis-keys is not
- * listed: every scenario without a broker draws the Redis node, so its pane (and count) is there.
+ * Test ids a scenario must not show (values it does not have). A payment scenario draws
+ * the Redis node (its pane and count), the account and the like counter do not.
  */
 const ABSENT = {
   'naive-post': ['account-balance', 'account-version', 'post-likes', 'order-status'],
   'idempotency-key': ['account-balance', 'account-version', 'post-likes', 'order-status'],
-  'conditional-update': ['charge-count', 'customer-charged', 'ledger-rows', 'post-likes', 'order-status'],
-  'counter-increment': ['charge-count', 'customer-charged', 'ledger-rows', 'account-balance', 'account-version', 'order-status'],
+  'conditional-update': ['charge-count', 'customer-charged', 'ledger-rows', 'post-likes', 'order-status', 'redis-keys'],
+  'counter-increment': ['charge-count', 'customer-charged', 'ledger-rows', 'account-balance', 'account-version', 'order-status', 'redis-keys'],
 };
 
 const q = (params) => '?' + new URLSearchParams({ seed: '1', lang: 'en', ...params }).toString();
@@ -504,6 +504,10 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.equal(await lab.invariantStatus(), 'violated');
       assert.equal(await lab.byId('inv-newer-write-kept').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app says saved');
+      // A profile write reaches no idempotency store and no card processor: neither is drawn.
+      assert.deepEqual((await lab.nodeIds()).sort(), ['node-api', 'node-client', 'node-postgres']);
+      assert.equal(await lab.has('pane-redis'), false, 'no Redis pane');
+      assert.equal(await lab.has('pane-processor'), false, 'no processor pane');
     });
   });
 

@@ -26,6 +26,12 @@ impl Layout {
         let apis: Vec<NodeId> = nodes.iter().copied().filter(|n| n.is_api()).collect();
         let pipeline = nodes.contains(&NodeId::Broker);
         let mail = nodes.contains(&NodeId::Mail);
+        // The stores and the processor the scenario draws, centred on the API.
+        let stores: Vec<NodeId> = [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
+            .into_iter()
+            .filter(|n| nodes.contains(n))
+            .collect();
+        let mid = |i: usize| i as f64 - (stores.len() as f64 - 1.0) / 2.0;
         let at = |x: f64, y: f64, w: f64, h: f64| Place { x, y, w, h };
         let mut out = Vec::new();
         // A phone's portrait is kept short, so playback and the outcome fit under it.
@@ -58,11 +64,8 @@ impl Layout {
                         at(x, 148.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
                     ));
                 }
-                for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
-                    .into_iter()
-                    .enumerate()
-                {
-                    out.push((n, at(59.0 + 121.0 * i as f64, 340.0, 115.0, 110.0)));
+                for (i, n) in stores.iter().enumerate() {
+                    out.push((*n, at(180.0 + 121.0 * mid(i), 340.0, 115.0, 110.0)));
                 }
             }
             // Left to right: producer, broker, consumer, ledger.
@@ -84,11 +87,8 @@ impl Layout {
                 if mail {
                     out.push((NodeId::Mail, at(330.0, 258.0, 160.0, 56.0)));
                 }
-                for (i, n) in [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
-                    .into_iter()
-                    .enumerate()
-                {
-                    out.push((n, at(590.0, 50.0 + 100.0 * i as f64, 210.0, 80.0)));
+                for (i, n) in stores.iter().enumerate() {
+                    out.push((*n, at(590.0, 150.0 + 100.0 * mid(i), 210.0, 80.0)));
                 }
             }
         }
@@ -125,7 +125,9 @@ impl Layout {
         }
         for a in &apis {
             for s in [NodeId::Redis, NodeId::Postgres, NodeId::Processor] {
-                v.push((*a, s));
+                if has(s) {
+                    v.push((*a, s));
+                }
             }
             if has(NodeId::Mail) {
                 v.push((*a, NodeId::Mail));

@@ -403,16 +403,22 @@ impl Scenario {
         v
     }
 
-    /// The nodes drawn for this scenario.
+    /// The nodes drawn for this scenario. A payment (`Charge`, `PayOrder`) draws the
+    /// whole payment system, the idempotency store too where its handler leaves it
+    /// idle (naive-post): the store is there, the handler does not use it. The
+    /// others draw only what their runs reach: late-put's profile has no Redis and no
+    /// card processor.
     pub fn nodes(&self) -> Vec<NodeId> {
         let mut v = Vec::new();
         if self.handler != Handler::Pipeline {
             v.push(NodeId::Client);
         }
         v.extend((0..self.apis).map(NodeId::Api));
+        let payment = matches!(self.handler, Handler::Charge { .. } | Handler::PayOrder);
         match self.handler {
             Handler::Pipeline => v.extend([NodeId::Broker, NodeId::Consumer, NodeId::Postgres]),
-            _ => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
+            _ if payment => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
+            _ => v.push(NodeId::Postgres),
         }
         if self.sends_receipts() {
             v.push(NodeId::Mail);

@@ -8,7 +8,7 @@
 //! Every run here uses seed 1 and no random faults: the scenario's own
 //! default fault (the lost ack, the scripted crash…) drives the story.
 
-use idem_sim::scenario::{self, Scenario, Toggle};
+use idem_sim::scenario::{self, Handler, Scenario, Toggle};
 use idem_sim::trace::{Cause, Happening};
 use idem_sim::world::Belief;
 use idem_sim::{Command, Config, Invariant, Millis, NodeId, Run};
@@ -1860,6 +1860,59 @@ fn every_scenario_has_a_test_here() {
             "scenario {id} has no test in scenarios.rs"
         );
     }
+}
+
+/// The topology draws every node some choice of the scenario's switches sends a
+/// message to; a scenario that is not a payment draws nothing else (late-put: no
+/// Redis, no card processor), a payment draws the whole payment system.
+#[test]
+fn every_scenario_draws_the_nodes_its_runs_reach() {
+    for s in scenario::all() {
+        let offered: Vec<(Toggle, bool)> = s.toggles.to_vec();
+        let mut reached: Vec<NodeId> = Vec::new();
+        for bits in 0..1u32 << offered.len() {
+            let set: Vec<(Toggle, bool)> = offered
+                .iter()
+                .enumerate()
+                .map(|(i, (t, _))| (*t, bits >> i & 1 == 1))
+                .collect();
+            let r = run_scenario(s.clone(), &set);
+            for h in happenings(&r) {
+                if let Happening::Sent { from, to, .. } = h {
+                    for n in [*from, *to] {
+                        if !reached.contains(&n) {
+                            reached.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        let drawn = s.nodes();
+        for n in &reached {
+            assert!(
+                drawn.contains(n),
+                "{}: {n:?} is reached but not drawn",
+                s.id
+            );
+        }
+        let payment = matches!(s.handler, Handler::Charge { .. } | Handler::PayOrder);
+        for n in drawn.iter().filter(|_| !payment) {
+            assert!(
+                reached.contains(n),
+                "{}: {n:?} is drawn but never reached",
+                s.id
+            );
+        }
+    }
+    let drawn = |id: &str| scenario::by_id(id).unwrap().nodes();
+    for id in ["late-put", "conditional-update", "counter-increment"] {
+        assert_eq!(
+            drawn(id),
+            [NodeId::Client, NodeId::Api(0), NodeId::Postgres],
+            "{id}"
+        );
+    }
+    assert!(drawn("naive-post").contains(&NodeId::Redis));
 }
 
 // ---------------------------------------------------------------- snapshots of the text trace
