@@ -97,6 +97,36 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
     });
   });
 
+  test('key-scope: the refund answered with the payment\'s response is found; scoped by method and path, no outcome breaks', async () => {
+    const broken = (lab) => lab.byId('explore-outcome').evaluateAll((els) => els.map((e) => e.classList.contains('broken')));
+    await env.withLab(q({ lang: 'en', scenario: 'key-scope' }), async (lab) => {
+      await explore(lab);
+      assert.ok((await broken(lab)).some(Boolean), 'some outcome breaks');
+      assert.match(await lab.page.locator('#xo').innerText(), /A replayed response answers the same request/);
+      const cells = await lab.byId('truth-cell').evaluateAll((els) =>
+        els.map((e) => ({ fault: e.dataset.fault, on: e.dataset.on, verdict: e.dataset.verdict })),
+      );
+      for (const c of cells) {
+        const on = c.on ? c.on.split(',') : [];
+        const why = `${c.fault}, defences: ${c.on}`;
+        if (!on.includes('scoped-key') && !on.includes('fingerprint')) assert.equal(c.verdict, 'breaks', `keys by user and key only (${why})`);
+        // (A crash restarted at any later point, or 25 h of clock, may outlast the
+        // app's retries, as in idempotency-key: those cells are the ADR's, not the scope's.)
+        const scoped = ['scoped-key', 'atomic-claim', 'key-to-processor'].every((d) => on.includes(d));
+        if (scoped && ['lost-response', 'lost-store-reply', 'parallel'].includes(c.fault)) {
+          assert.equal(c.verdict, 'holds', `scoped, with the claim and the processor key (${why})`);
+        }
+      }
+    });
+    await env.withLab(q({ lang: 'en', scenario: 'key-scope', on: 'scoped-key' }), async (lab) => {
+      // One fault: a lost message (with a crash as well the app may run out of attempts).
+      await lab.page.locator('[data-bound="crashes"]').uncheck();
+      await explore(lab);
+      assert.ok((await broken(lab)).every((b) => !b), 'no outcome breaks');
+      assert.deepEqual([...new Set(await charges(lab))], [2], 'every end has the payment and the refund');
+    });
+  });
+
   test('a clock jump past the TTL is a bound of its own, off at first', async () => {
     await env.withLab(q({ lang: 'en', scenario: 'ttl-expiry', on: 'long-ttl' }), async (lab) => {
       const jumps = lab.page.locator('[data-bound="jumps"]');

@@ -521,6 +521,30 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  test('one key for two endpoints: the refund gets the payment\'s answer; scoped by method and path it runs', async () => {
+    await withLab(q({ scenario: 'key-scope' }), async (lab) => {
+      const outcome = async () => [await lab.text('charge-count'), await lab.text('ledger-rows'), await lab.text('customer-charged')];
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['1', '1', '$100.00'], 'no refund');
+      assert.equal(await lab.byId('inv-response-matches-request').getAttribute('class'), 'bad');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app believes the refund is done');
+      await lab.setToggle('scoped-key', true);
+      await lab.toEnd();
+      assert.deepEqual(await outcome(), ['2', '2', '$0.00'], 'the refund runs under its own key');
+      assert.equal(await lab.invariantStatus(), 'holds');
+    });
+  });
+
+  test('one key for two endpoints with the fingerprint: the refund gets 422 (Russian)', async () => {
+    await withLab(q({ scenario: 'key-scope', on: 'fingerprint', lang: 'ru' }), async (lab) => {
+      await lab.toEnd();
+      assert.equal(await lab.text('customer-charged'), '$100.00', 'still no refund');
+      assert.equal(await lab.invariantStatus(), 'holds');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'failed');
+      assert.match(await lab.text('client-belief'), /422/);
+    });
+  });
+
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {
       await lab.toEnd();

@@ -24,6 +24,8 @@ impl fmt::Display for KeyId {
 pub enum Body {
     /// `POST /charges {amount}`
     Charge { amount: i64 },
+    /// `POST /refunds {amount}`: the payment's money back.
+    Refund { amount: i64 },
     /// `POST /accounts/1/debit {amount, expected_version}`
     Debit { amount: i64, expected_version: i64 },
     /// `GET /accounts/1`
@@ -53,6 +55,7 @@ impl Body {
     pub fn path(&self) -> String {
         match self {
             Body::Charge { .. } => "/charges".into(),
+            Body::Refund { .. } => "/refunds".into(),
             Body::Debit { .. } => "/accounts/1/debit".into(),
             Body::ReadAccount => "/accounts/1".into(),
             Body::Like { .. } => "/posts/1/like".into(),
@@ -66,6 +69,7 @@ impl Body {
     pub fn json(&self) -> String {
         match self {
             Body::Charge { amount } => format!("{{\"amount\":{amount},\"currency\":\"usd\"}}"),
+            Body::Refund { amount } => format!("{{\"amount\":{amount}}}"),
             Body::Debit {
                 amount,
                 expected_version,
@@ -79,9 +83,10 @@ impl Body {
         }
     }
 
-    /// Money the request moves, if any.
+    /// Money the request moves, if any (a refund's is negative).
     pub fn amount(&self) -> Option<i64> {
         match self {
+            Body::Refund { amount } => Some(-amount),
             Body::Charge { amount }
             | Body::Debit { amount, .. }
             | Body::PayOrder { amount, .. } => Some(*amount),

@@ -101,6 +101,9 @@ pub enum KeyMode {
     New,
     /// The key of an earlier operation (a client bug).
     ReuseOf(usize),
+    /// A key the app derives from what the operation is about (`order-42`):
+    /// every operation with this name sends the same key.
+    Named(&'static str),
 }
 
 /// What the client wants, one conceptual operation at a time.
@@ -116,6 +119,8 @@ pub enum OpSpec {
         order: i64,
         amount: i64,
     },
+    /// Refund the payment: `POST /refunds`.
+    Refund(i64),
     /// Set the profile's email; `version` is the one the client read (`If-Match`).
     Put {
         email: &'static str,

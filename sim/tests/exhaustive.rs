@@ -217,3 +217,54 @@ fn late_put_with_if_match_keeps_the_newer_write_in_every_order_and_single_fault(
         );
     }
 }
+
+/// key-scope in every order, with one lost message, one crash or one clock
+/// jump, under three configurations of the ADR's handler. Keys by user and key
+/// only: some path replays the payment's answer to the refund. Scoped by method
+/// and path: nothing breaks, and every end where the app got both answers has
+/// the refund made (the customer back at $0). The fingerprint alone: nothing
+/// breaks either — the refund gets 422 and the app knows — but no end has the
+/// refund made.
+#[test]
+fn key_scope_scoped_keys_make_the_refund_in_every_order_and_single_fault() {
+    let s = scenario::by_id("key-scope").expect("key-scope");
+    for (scoped, fingerprint) in [(false, false), (true, false), (false, true)] {
+        let toggles = s
+            .default_toggles()
+            .with(Toggle::ScopedKey, scoped)
+            .with(Toggle::Fingerprint, fingerprint);
+        let mut sc = s.clone();
+        sc.auto_restart = Some(SUPERVISOR);
+        let config = Config::defaults(&sc, 1).with_toggles(toggles);
+        let w = World::new(Arc::new(sc), config);
+        for b in [bound(1, 0, 0), bound(0, 1, 0), bound(0, 0, 1)] {
+            let report = explore(&w, &b);
+            assert!(!report.truncated && report.ends > 0, "{b:?}");
+            eprintln!(
+                "key-scope scoped {scoped:<5} fingerprint {fingerprint:<5} {:>6} transitions \
+                 {:>6} unique {:>4} ends {b:?}",
+                report.states, report.unique, report.ends
+            );
+            let replayed = report.violation(Invariant::ResponseMatchesRequest);
+            assert_eq!(replayed.is_some(), !scoped && !fingerprint, "{b:?}");
+            for e in &report.outcomes {
+                let both = e
+                    .outcome
+                    .beliefs
+                    .iter()
+                    .all(|b| matches!(b, Believed::Succeeded));
+                if scoped {
+                    assert!(e.outcome.broken.is_empty(), "{b:?}: {:?}", e.outcome);
+                    assert!(both, "{b:?}: {:?}", e.outcome);
+                    assert_eq!(e.outcome.seen.charged, 0, "{b:?}: {:?}", e.outcome);
+                } else {
+                    assert_eq!(e.outcome.seen.charged, 100, "{b:?}: {:?}", e.outcome);
+                }
+                if fingerprint {
+                    assert!(e.outcome.broken.is_empty(), "{b:?}: {:?}", e.outcome);
+                    assert_eq!(e.outcome.beliefs[1], Believed::Failed(422), "{b:?}");
+                }
+            }
+        }
+    }
+}

@@ -364,7 +364,7 @@ fn headline(id: &str) -> Invariant {
     match id {
         "conditional-update" | "consumer-redelivery" => Invariant::BalanceMatches,
         "counter-increment" => Invariant::LikesMatchOps,
-        "key-reuse-different-body" => Invariant::ResponseMatchesRequest,
+        "key-reuse-different-body" | "key-scope" => Invariant::ResponseMatchesRequest,
         "receipt-email" => Invariant::OneReceipt,
         "late-put" => Invariant::NewerWriteKept,
         _ => Invariant::AtMostOnceCharge,

@@ -1029,10 +1029,11 @@ fn in_memory_store_one_instance_remembers_until_it_restarts() {
 
 // ---------------------------------------------------------------- 7. key-reuse-different-body
 
-#[test]
-fn key_reuse_without_fingerprint_returns_the_wrong_stored_response() {
-    let r = run("key-reuse-different-body", &[]);
-    let wrong = nth_step(&r, 1, |h| {
+/// The second operation reused the first one's key and got its stored answer
+/// (`201 pay_1`): one charge, one row, and the app believes both succeeded;
+/// `ResponseMatchesRequest` breaks when it says so.
+fn gets_the_first_operations_answer(r: &Run) {
+    let wrong = nth_step(r, 1, |h| {
         matches!(
             h,
             Happening::Belief {
@@ -1042,7 +1043,7 @@ fn key_reuse_without_fingerprint_returns_the_wrong_stored_response() {
         )
     });
     check(
-        &r,
+        r,
         Expect {
             charges: 1,
             total: 100,
@@ -1053,30 +1054,42 @@ fn key_reuse_without_fingerprint_returns_the_wrong_stored_response() {
             ..Expect::default()
         },
     );
+    assert_eq!(client_got(r), ["201 pay_1", "201 pay_1 (replay)"]);
+}
+
+#[test]
+fn key_reuse_without_fingerprint_returns_the_wrong_stored_response() {
+    let r = run("key-reuse-different-body", &[]);
+    gets_the_first_operations_answer(&r);
     // The $150 request reused K1 and got the $100 response: nothing failed, the answer is wrong.
     assert_eq!(keys_sent(&r), [Some("K1".into()), Some("K1".into())]);
-    assert_eq!(client_got(&r), ["201 pay_1", "201 pay_1 (replay)"]);
     assert!(!happenings(&r).any(|h| matches!(h, Happening::Charged { amount: 150, .. })));
     let end = r.end();
     assert!(!end.client.ops[0].wrong_answer);
     assert!(end.client.ops[1].wrong_answer);
 }
 
+/// With the fingerprint a key reused for another request gets 422: another
+/// amount, or another endpoint (key-scope's refund: its method, path and body
+/// differ from the payment's). The mistake is caught; nothing else is charged
+/// or refunded.
 #[test]
 fn key_reuse_with_fingerprint_gets_422() {
-    let r = run("key-reuse-different-body", &[(Toggle::Fingerprint, true)]);
-    check(
-        &r,
-        Expect {
-            charges: 1,
-            total: 100,
-            ledger: &["pay_1"],
-            redis: &[("idem:u42:K1", DAY_MS)],
-            beliefs: vec![ok("pay_1"), Belief::Failed(422, "idempotency_key_reused")],
-            ..Expect::default()
-        },
-    );
-    assert_eq!(client_got(&r), ["201 pay_1", "422 idempotency_key_reused"]);
+    for id in ["key-reuse-different-body", "key-scope"] {
+        let r = run(id, &[(Toggle::Fingerprint, true)]);
+        check(
+            &r,
+            Expect {
+                charges: 1,
+                total: 100,
+                ledger: &["pay_1"],
+                redis: &[("idem:u42:K1", DAY_MS)],
+                beliefs: vec![ok("pay_1"), Belief::Failed(422, "idempotency_key_reused")],
+                ..Expect::default()
+            },
+        );
+        assert_eq!(client_got(&r), ["201 pay_1", "422 idempotency_key_reused"]);
+    }
 }
 
 // ---------------------------------------------------------------- 8. ttl-expiry
@@ -1849,6 +1862,48 @@ fn late_put_with_if_match_a_parallel_copy_rereads_its_own_value() {
     assert!(r.end().all_hold(), "{}", r.text());
 }
 
+// ---------------------------------------------------------------- 16. key-scope
+
+/// The app derives the key from the order (`order-42`) and sends it to pay, then
+/// to refund. The store keys it by user and key only: the refund finds the
+/// payment's stored answer and gets it back; nothing is refunded, and the app
+/// believes the refund went through.
+#[test]
+fn key_scope_the_refund_gets_the_payments_answer_and_nothing_is_refunded() {
+    let r = run("key-scope", &[]);
+    gets_the_first_operations_answer(&r);
+    assert_eq!(r.end().client.keys, ["order-42"], "one key, from the order");
+    assert_eq!(keys_sent(&r), [Some("K1".into()), Some("K1".into())]);
+    // The refund is the decisive moment: the order's key is on its way again.
+    let refund = nth_step(&r, 2, |h| matches!(h, Happening::ClientSent { .. }));
+    assert_eq!(r.decisive_step(), Some(refund));
+    assert!(r.end().client.ops[1].wrong_answer);
+}
+
+/// Scoped by method and path, the refund's key is another key: it runs.
+#[test]
+fn key_scope_scoped_by_method_and_path_the_refund_runs() {
+    let r = run("key-scope", &[(Toggle::ScopedKey, true)]);
+    check(
+        &r,
+        Expect {
+            charges: 2,
+            total: 0,
+            ledger: &["pay_1", "pay_2"],
+            redis: &[
+                ("idem:u42:POST /charges:K1", DAY_MS),
+                ("idem:u42:POST /refunds:K1", DAY_MS),
+            ],
+            beliefs: vec![ok("pay_1"), ok("pay_2")],
+            ..Expect::default()
+        },
+    );
+    let end = r.end();
+    assert_eq!(end.processor.charges[1].id, "re_2");
+    assert_eq!(end.processor.charges[1].amount, -100);
+    assert_eq!(client_got(&r), ["201 pay_1", "201 pay_2"]);
+}
+
 // ---------------------------------------------------------------- every scenario is covered
 
 #[test]
@@ -1973,6 +2028,11 @@ fn snapshot_conditional_update() {
 #[test]
 fn snapshot_late_put() {
     snapshot("late-put", &[], "late-put");
+}
+
+#[test]
+fn snapshot_key_scope() {
+    snapshot("key-scope", &[], "key-scope");
 }
 
 #[test]

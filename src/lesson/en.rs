@@ -311,6 +311,10 @@ pub static LESSON: Lesson = Lesson {
                     label: "A late PUT",
                 },
                 P("**A key scoped too widely.** One user's key must not find another user's answer, and a key sent to `POST /refunds` must not find the answer of `POST /charges`. Store the key under (user, method, endpoint); the IETF draft also suggests combining the key with what the server knows about the client. The lab's keys are per user: `idem:u42:K1` in Redis, `PRIMARY KEY (user_id, key)` in Postgres."),
+                ScenarioLink {
+                    scenario: ScenarioId::KeyScope,
+                    label: "Pay, then refund, with one key",
+                },
             ],
         },
         Section {
@@ -611,6 +615,16 @@ pub static LESSON: Lesson = Lesson {
                 Note("A 412 does not say whose write moved the version: the app's own first attempt moves it too. The re-read tells them apart — if the value is the app's own, its write went through. Idempotency is about repeating a request, not about its order; a version guards the order."),
             ],
         },
+        ScenarioText {
+            id: ScenarioId::KeyScope,
+            explain: &[
+                P("The app makes the Idempotency-Key from the order: `order-42` (K1 in the lab). It pays with it — `POST /charges`, 201 `pay_1` — and when the customer cancels the order, it asks for the refund with the same key: `POST /refunds`."),
+                P("The API stores keys by user and key only: `idem:u42:K1`. The refund finds the payment's completed record, and the API replays its answer: `201 pay_1 (replay)`. No refund is made — one charge, one ledger row — yet the app believes it is done."),
+                P("**Scoped by method and path.** The API stores the key as `idem:u42:POST /refunds:K1` and passes it on to the processor. The refund runs: `re_2`, −$100, a second ledger row; the customer is back at $0."),
+                P("**A fingerprint instead.** The refund's hash of method, path and body differs, so the API answers `422 Unprocessable Content`, as the IETF draft advises. The mistake is caught, but no refund is made, and every retry gets 422 again — until the client makes a key per operation (`order-42:refund`) or the server scopes it."),
+                Note("A key names an operation, not an object. Store it under the user, the method and the path; the fingerprint catches a client that reuses a key anyway."),
+            ],
+        },
     ],
     questions: &[
         Question {
@@ -793,6 +807,19 @@ pub static LESSON: Lesson = Lesson {
             correct: 3,
             explain: "Nothing in the request says which version it was made from, so `WHERE id = 42` matches and the older value replaces the newer one. A server does not recognise a repeat of a PUT: “idempotent” only means that a repeat writes the same value, and here a newer value came in between. A 409 or a 412 needs a condition to fail, and without If-Match there is none.",
         },
+        Question {
+            kind: Predict,
+            scenario: ScenarioId::KeyScope,
+            prompt: "The refund `POST /refunds` arrives with K1 (`order-42`), the payment's key; keys are stored by user and key only. What does the app get?",
+            answers: &[
+                "A new refund: `/refunds` is another endpoint, so the API runs it.",
+                "The payment's stored answer, `201 pay_1`: no refund, and the app thinks it is done.",
+                "422 Unprocessable Content: the key was used for another request.",
+                "409 Conflict: a request with this key is still in progress.",
+            ],
+            correct: 1,
+            explain: "The stored key is `idem:u42:K1` whatever the endpoint: the API finds the payment's completed record and replays its answer. A new refund needs the method and path in the key; a 422 needs a fingerprint, and there is none; a 409 is for a request still in progress, and the payment is done.",
+        },
     ],
     kinds: ["What happens now?", "Fix it", "Apply it", "Work it out"],
 };
@@ -830,6 +857,7 @@ pub static UI: Ui = Ui {
     def_key_in_tx: "Key and effect in one transaction",
     def_key_to_processor: "Key passed to the card processor",
     def_outbox: "Transactional outbox (receiver deduplicates)",
+    def_scoped_key: "Key scoped by method and path",
     def_atomic_claim: "Atomic claim (SET NX / INSERT … ON CONFLICT)",
     def_op_id_dedup: "op_id deduplication",
     def_unique_op_id: "Unique index on like_ops.op_id",
@@ -1172,5 +1200,10 @@ pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [
         id: ScenarioId::LatePut,
         title: "A late PUT",
         summary: "The app, then the web version, PUT a new email.",
+    },
+    ScenarioName {
+        id: ScenarioId::KeyScope,
+        title: "One key, two endpoints",
+        summary: "The app pays, then refunds, with the order's key.",
     },
 ];

@@ -702,6 +702,55 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             ];
             L
         }
+        ScenarioId::KeyScope => {
+            const L: &[Line] = &[
+                l(
+                    &[In(Receive)],
+                    "POST /charges {amount: 100}, then POST /refunds  Idempotency-Key: K1",
+                    "K1 — из заказа: order-42",
+                    "K1 is made from the order: order-42",
+                ),
+                l(
+                    &[],
+                    "",
+                    "с методом и путём: idem:u42:POST /refunds:K1",
+                    "scoped: idem:u42:POST /refunds:K1",
+                ),
+                CLAIM,
+                CLAIM_GET,
+                l(
+                    &[Answer(CheckKey, 422), Answer(Lookup, 422)],
+                    "  if stored.request_hash != hash(method, path, body): return 422",
+                    "с отпечатком",
+                    "with the fingerprint",
+                ),
+                l(
+                    &[
+                        Answer(CheckKey, 201),
+                        Answer(Lookup, 201),
+                        Answer(Lookup, 409),
+                    ],
+                    "  return stored.done ? stored.response : 409",
+                    "возврату — ответ платежа",
+                    "the payment's answer to the refund",
+                ),
+                l(
+                    &[In(Charge)],
+                    "charge = processor.charge(card, amount, idempotency_key: K1)",
+                    "возврат: -100",
+                    "a refund: -100",
+                ),
+                c(&[In(Begin)], "BEGIN"),
+                c(
+                    &[In(InsertPayment), In(FindPayment)],
+                    "INSERT INTO payments VALUES ('pay_2', 42, -100, 'K1') ON CONFLICT DO NOTHING",
+                ),
+                c(&[In(Commit)], "COMMIT"),
+                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
+                c(&[Answer(StoreResponse, 201)], "return 201 {payment_id}"),
+            ];
+            L
+        }
     }
 }
 

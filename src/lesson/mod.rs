@@ -294,6 +294,7 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
         Toggle::ErrorsReplayed => ui.var_errors_replayed,
         Toggle::DeleteOnError => ui.var_delete_on_error,
         Toggle::Outbox => ui.def_outbox,
+        Toggle::ScopedKey => ui.def_scoped_key,
     }
 }
 
@@ -491,6 +492,7 @@ ui_struct! {
     def_key_in_tx,
     def_key_to_processor,
     def_outbox,
+    def_scoped_key,
     def_atomic_claim,
     def_op_id_dedup,
     def_unique_op_id,

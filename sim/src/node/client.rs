@@ -46,6 +46,7 @@ impl ClientOp {
     pub fn body(&self) -> Body {
         match self.spec {
             OpSpec::Charge(amount) => Body::Charge { amount },
+            OpSpec::Refund(amount) => Body::Refund { amount },
             OpSpec::Debit {
                 amount,
                 expected_version,
@@ -102,6 +103,15 @@ impl Client {
                 // Nothing to reuse (yet): a key of its own.
                 _ => self.new_key(out),
             },
+            Some(KeyMode::Named(name)) => {
+                let Some(i) = self.keys.iter().position(|k| k == name) else {
+                    self.keys.push(name.into());
+                    return Some(KeyId(self.keys.len() - 1));
+                };
+                // The key another operation sent is on its way again.
+                out.decisive();
+                Some(KeyId(i))
+            }
             _ => self.new_key(out),
         }
     }

@@ -20,11 +20,15 @@ pub(crate) fn rules(
     out: &mut Out,
 ) -> Act {
     let req = &h.req;
-    let charges = matches!(req.body, Body::Charge { .. });
+    let charges = matches!(req.body, Body::Charge { .. } | Body::Refund { .. });
     if input == Input::Timeout && !charges {
         return Act::error(503, "upstream_timeout");
     }
-    let key = req.key.map(|k| k.to_string());
+    // With `ScopedKey` the key is stored under the method and path too.
+    let key = req.key.map(|k| match out.has(Toggle::ScopedKey) {
+        true => format!("{} {}:{k}", req.body.method(), req.body.path()),
+        false => k.to_string(),
+    });
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
@@ -32,7 +36,12 @@ pub(crate) fn rules(
             (_, Input::Sql(o)) => row_reply(&o),
             _ => Act::error(500, "internal_error"),
         },
-        (Handler::Charge { transactional, .. }, Body::Charge { amount }) => {
+        // A refund runs the charge's rules with the money going back.
+        (
+            Handler::Charge { transactional, .. },
+            b @ (Body::Charge { .. } | Body::Refund { .. }),
+        ) => {
+            let amount = b.amount().unwrap_or_default();
             charge::rules(h, input, amount, key, transactional, memory, out)
         }
         // A debit with `expected_version`, or a PUT with `If-Match`: one

@@ -51,7 +51,9 @@ impl Processor {
         let (charge, replayed) = match known {
             Some(i) => (self.charges[i].id.clone(), true),
             None => {
-                let id = format!("ch_{}", self.charges.len() + 1);
+                // A negative amount is a refund.
+                let kind = if amount < 0 { "re" } else { "ch" };
+                let id = format!("{kind}_{}", self.charges.len() + 1);
                 self.charges.push(Charge {
                     id: id.clone(),
                     amount,

@@ -44,6 +44,7 @@ catalogue! {
     StatusTransition = "status-transition",
     ReceiptEmail = "receipt-email",
     LatePut = "late-put",
+    KeyScope = "key-scope",
 }
 
 impl ScenarioId {
@@ -427,6 +428,41 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                     email: EMAILS[1],
                     version: 5,
                 })],
+            )
+        },
+        Scenario {
+            // The ADR's handler; the app derives the key from the order and sends
+            // it to pay, then to refund.
+            toggles: &[
+                (AtomicClaim, true),
+                (KeyToProcessor, true),
+                (ScopedKey, false),
+                (Fingerprint, false),
+            ],
+            ledger_key: true,
+            faults: &[],
+            invariants: &[
+                Invariant::AtMostOnceCharge,
+                Invariant::LedgerMatchesCharges,
+                Invariant::DefiniteAnswer,
+                Invariant::ResponseMatchesRequest,
+            ],
+            // Paid, then refunded.
+            expected_charge: Some(0),
+            ..base(
+                Id::KeyScope,
+                Pitfall,
+                charge(Some(KeyStore::Redis)),
+                &[
+                    Op {
+                        key: KeyMode::Named("order-42"),
+                        ..PAY
+                    },
+                    Op {
+                        key: KeyMode::Named("order-42"),
+                        ..Op::new(OpSpec::Refund(100))
+                    },
+                ],
             )
         },
     ]

@@ -13,6 +13,9 @@ pub enum Toggle {
     AtomicClaim,
     /// Bind the key to a hash of the request; a different payload gets 422.
     Fingerprint,
+    /// Store the key under the request's method and path too
+    /// (`idem:u42:POST /refunds:K1`): another endpoint never finds its answer.
+    ScopedKey,
     /// Write the key and its response in the same Postgres transaction as the effect.
     SameTransaction,
     /// Pass the key down to the card processor, which deduplicates charges by it.
@@ -72,11 +75,12 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 23] = [
+    pub const ALL: [Toggle; 24] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
         Toggle::Fingerprint,
+        Toggle::ScopedKey,
         Toggle::SameTransaction,
         Toggle::KeyToProcessor,
         Toggle::SharedStore,
@@ -124,6 +128,7 @@ impl Toggle {
             Toggle::UniqueConstraint => "unique-constraint",
             Toggle::AtomicClaim => "atomic-claim",
             Toggle::Fingerprint => "fingerprint",
+            Toggle::ScopedKey => "scoped-key",
             Toggle::SameTransaction => "same-transaction",
             Toggle::KeyToProcessor => "key-to-processor",
             Toggle::SharedStore => "shared-store",
