@@ -2,7 +2,9 @@
 // policy and when each attempt goes out (the core's `Retry::schedule`); a preset
 // switched by keyboard changes how many requests the sequence diagram shows, and
 // the link carries it, in both languages; ttl-expiry warns while the deadline is
-// not shorter than the key's TTL.
+// not shorter than the key's TTL. The policy's five numbers are fields the reader
+// changes by keyboard: the schedule and the run follow, a link carries them
+// (`retry=`), and a number out of range or a malformed `retry=` is said so.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -10,6 +12,21 @@ import { describe, test } from 'node:test';
 import { releaseBuildHarness } from './lab-page.mjs';
 
 const q = (params) => '?' + new URLSearchParams({ seed: '1', ...params }).toString();
+
+/** The policy's field `i` (0 timeout, 1 attempts, 2 backoff, 3 jitter, 4 deadline). */
+const field = (lab, i) => lab.byId('retry-form').locator(`input[data-retry="${i}"]`);
+
+/** Types `value` into field `i` by keyboard and leaves it (Tab), as a reader does. */
+async function typeNumber(lab, i, value) {
+  await field(lab, i).focus();
+  await lab.page.keyboard.press('Control+A');
+  await lab.page.keyboard.type(String(value));
+  await lab.page.keyboard.press('Tab');
+}
+
+/** Waits until the schedule lists `n` attempts. */
+const scheduled = (lab, n) =>
+  lab.page.waitForFunction((n) => document.querySelectorAll('[data-testid="retry-schedule"] li').length === n, n);
 
 /** The app's requests the sequence diagram draws (each attempt is one POST). */
 const posts = (lab) =>
@@ -73,6 +90,97 @@ describe('the client\'s retry policy', () => {
     });
     await env.withLab(q({ scenario: 'ttl-expiry', lang: 'ru' }), async (lab) => {
       assert.match(await lab.text('retry-warning'), /не короче TTL ключа \(24 ч\)/);
+    });
+  });
+
+  const labels = { en: ['Attempts', 'Deadline, s'], ru: ['Попытки', 'Срок, с'] };
+  for (const lang of ['en', 'ru']) {
+    test(`${lang}: the numbers by keyboard: attempts 1 sends no retry, the arrow key adds one back, and the link keeps them`, async () => {
+      let link;
+      await env.withLab(
+        q({ scenario: 'idempotency-key', lang }),
+        async (lab) => {
+          // Labelled fields, in the page's language, each value whole at 360 px.
+          const attempts = lab.byId('retry-form').getByLabel(labels[lang][0]);
+          assert.equal(await attempts.inputValue(), '4');
+          assert.equal(await lab.byId('retry-form').getByLabel(labels[lang][1]).inputValue(), '43200');
+          for (let i = 0; i < 5; i++) {
+            const fits = await field(lab, i).evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
+            assert.ok(fits, `field ${i} shows its whole value`);
+          }
+          await typeNumber(lab, 1, 1);
+          await scheduled(lab, 1);
+          assert.match(await lab.text('retry-policy'), /: 1 ·/);
+          await lab.toEnd();
+          assert.equal(await posts(lab), 1, 'no retry');
+          assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
+          assert.equal(lab.params().retry, '1500,1,500,200,43200');
+          // The arrow key is a change too: two attempts, the retry is back.
+          await attempts.focus();
+          await lab.page.keyboard.press('ArrowUp');
+          await scheduled(lab, 2);
+          await lab.toEnd();
+          assert.equal(await posts(lab), 2);
+          await typeNumber(lab, 1, 1);
+          await scheduled(lab, 1);
+          assert.equal(await lab.has('notice'), false, 'numbers in range raise no notice');
+          link = new URL(lab.page.url());
+        },
+        { viewport: { width: 360, height: 800 } },
+      );
+      await env.withLab(link.pathname.split('/').pop() + link.search, async (lab) => {
+        assert.equal(await lab.page.evaluate(() => document.documentElement.lang), lang);
+        assert.equal(await field(lab, 1).inputValue(), '1');
+        assert.equal(await lab.byId('retry-schedule').locator('li').count(), 1);
+        await lab.toEnd();
+        assert.equal(await posts(lab), 1);
+      });
+    });
+  }
+
+  test('ttl-expiry: a deadline under the TTL ends the warning and the second charge; one past the TTL brings both back', async () => {
+    await env.withLab(q({ scenario: 'ttl-expiry', lang: 'en' }), async (lab) => {
+      assert.equal(await field(lab, 4).inputValue(), '172800');
+      await typeNumber(lab, 4, 43200);
+      await lab.page.waitForFunction(() => !document.querySelector('[data-testid="retry-warning"]'));
+      await lab.toEnd();
+      assert.equal(await lab.text('charge-count'), '1');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
+      // 26 h: past the key's 24 h and the app's retry 25 h later.
+      await typeNumber(lab, 4, 93600);
+      await lab.byId('retry-warning').waitFor();
+      await lab.toEnd();
+      assert.equal(await lab.text('charge-count'), '2', 'the retry 25 h later charges again');
+      // The preset sets its number, and a number typed turns the preset off.
+      await lab.setToggle('short-deadline', true);
+      await lab.page.waitForFunction(() => document.querySelector('[data-retry="4"]').value === '3600');
+      await typeNumber(lab, 4, 7200);
+      await lab.page.waitForFunction(() => !document.querySelector('[data-testid="toggle-short-deadline"]').checked);
+      assert.equal(lab.params().retry, '1500,4,500,200,7200');
+    });
+  });
+
+  test('a number out of range is clamped and said so; a malformed retry= is named, shortened, and the lab runs', async () => {
+    await env.withLab(q({ scenario: 'idempotency-key', lang: 'en' }), async (lab) => {
+      await typeNumber(lab, 1, 99);
+      await lab.byId('notice').waitFor();
+      assert.match(await lab.text('notice'), /Attempts: from 1 to 10; “99” became 10\./);
+      assert.equal(await field(lab, 1).inputValue(), '10');
+    });
+    await env.withLab(q({ scenario: 'idempotency-key', lang: 'ru', retry: '1500,0,500,200,43200' }), async (lab) => {
+      assert.match(await lab.text('notice'), /Попытки: от 1 до 10; «0» стало 1\./);
+      assert.equal(await field(lab, 1).inputValue(), '1');
+      assert.equal(lab.params().retry, '1500,1,500,200,43200');
+    });
+    const junk = '1,2,' + 'x'.repeat(300);
+    await env.withLab(q({ scenario: 'idempotency-key', lang: 'en', retry: junk }), async (lab) => {
+      const notice = await lab.text('notice');
+      assert.match(notice, /is not five numbers/);
+      assert.ok(notice.length < 200, `the value is shortened: ${notice}`);
+      assert.equal(await field(lab, 1).inputValue(), '4', "the scenario's policy stays");
+      assert.equal(lab.params().retry, undefined);
+      await lab.toEnd();
+      assert.equal(await posts(lab), 2);
     });
   });
 });

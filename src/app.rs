@@ -136,6 +136,15 @@ fn LabGrid() -> impl IntoView {
         .run
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
     controls::patch(lab);
+    // The client's policy as numbers, under the switches that preset it.
+    let policy = if nodes.contains(&NodeId::Client) {
+        let n = lab
+            .run
+            .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
+        controls::policy(ui, n)
+    } else {
+        String::new()
+    };
     // A search of the lab this one replaces would fill its panel; its comparison ends.
     crate::ui::explore::reset(lab);
     let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
@@ -150,7 +159,7 @@ fn LabGrid() -> impl IntoView {
                 <Controls html=controls::playback(ui)/>
                 <LessonPart part=Part::Predict/>
                 <Controls html=controls::faults(ui, &nodes)/>
-                <Controls html=controls::switches(ui, &offered, lab.scenario.get_untracked())/>
+                <Controls html=controls::switches(ui, &offered, lab.scenario.get_untracked()) + &policy/>
                 <StatePane pane=Pane::Narration/>
             </div>
             <div class="lab__side">
@@ -254,6 +263,8 @@ fn read_start() -> Start {
             Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[&echo(v)]),
             Notice::BadCommand(v) => fill(ui.bad_command, &[&echo(v)]),
             Notice::BadEmbed(v) => fill(ui.bad_embed, &[&echo(v)]),
+            Notice::BadRetry(v) => fill(ui.retry_bad, &[&echo(v)]),
+            Notice::RetryRange { i, typed, used } => controls::retry_range(ui, *i, typed, *used),
         })
         .collect();
     // The reader's commands from the link were replayed, in order, each at its step.
@@ -310,12 +321,6 @@ fn random_seed() -> u64 {
 fn sync_url(lab: Lab) {
     Effect::new(move |_| {
         let id = lab.scenario.get();
-        let (offered, defaults): (Vec<Toggle>, _) = lab.run.with(|r| {
-            (
-                r.scenario.toggles.iter().map(|(t, _)| *t).collect(),
-                r.scenario.default_toggles(),
-            )
-        });
         let k = lab.cursor.get();
         let lang = lab.lang.get();
         let p = Params {
@@ -329,9 +334,10 @@ fn sync_url(lab: Lab) {
             lab_link: true,
             on: Vec::new(),
             off: Vec::new(),
+            retry: None,
             commands: lab.run.with(idem_sim::Run::commands),
         };
-        let q = p.to_query(lab.toggles.get(), defaults, &offered);
+        let q = lab.run.with(|r| p.to_query(&r.scenario, r.config.toggles));
         // After a switch of language, the address names that language's page, so a
         // reload or a copied link opens on its text with no detour through `boot.js`.
         let path = window().location().pathname().unwrap_or_default();

@@ -2,11 +2,11 @@
 //! written back as the reader moves. Anything malformed falls back to a
 //! default and yields a [`Notice`] the page shows; nothing here panics.
 //!
-//! `?scenario=naive-post&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint&off=atomic-claim`
+//! `?scenario=naive-post&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint&off=atomic-claim&retry=1500,4,500,200,43200`
 
 use crate::lesson::Lang;
 pub use idem_sim::link::{command_text, parse_command};
-use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
+use idem_sim::scenario::{Retry, Scenario, ScenarioId, Toggle, Toggles};
 use idem_sim::{link, Command};
 
 /// Playback speeds offered: how the URL and the menu write each, and the factor.
@@ -82,6 +82,9 @@ pub struct Params {
     /// Toggles switched on / off against the scenario's defaults.
     pub on: Vec<Toggle>,
     pub off: Vec<Toggle>,
+    /// The client's policy, where the link gives its own (`retry=`, five
+    /// numbers: [`Retry::numbers`]); `None`: the scenario's.
+    pub retry: Option<Retry>,
     /// The reader's commands, each with the step it was applied at, in order:
     /// `cmd=3:ack,5:p3,8:xapi-a,9:m12,11:t90000000`.
     pub commands: Vec<(usize, Command)>,
@@ -101,6 +104,27 @@ pub enum Notice {
     BadCommand(String),
     /// `embed` takes 1 or 0.
     BadEmbed(String),
+    /// `retry=` is not five numbers: the scenario's policy stays.
+    BadRetry(String),
+    /// Number `i` of a policy (a link's or a field's) was `typed`, not a plain
+    /// number in its range ([`Retry::BOUNDS`]): `used` instead.
+    RetryRange {
+        i: usize,
+        typed: String,
+        used: u64,
+    },
+}
+
+/// Number `i` of the policy `r` set to `v`, as a link or the client pane's
+/// field gives it: brought into its range, or left as it was if `v` is not a
+/// plain number; `false` if either happened (the reader is told).
+pub fn retry_number(r: Retry, i: usize, v: &str) -> (Retry, bool) {
+    let mut n = r.numbers();
+    // Parsed as the page parses its steps (one parser fewer in the module).
+    let typed = digits(v).map(|d| d.parse::<usize>().map_or(u64::MAX, |n| n as u64));
+    n[i] = typed.unwrap_or(n[i]);
+    let r = Retry::of(n);
+    (r, typed == Some(r.numbers()[i]))
 }
 
 impl Params {
@@ -118,9 +142,11 @@ impl Params {
             lab_link: false,
             on: Vec::new(),
             off: Vec::new(),
+            retry: None,
             commands: Vec::new(),
         };
         let mut notices = Vec::new();
+        let mut retry = None;
         let mut toggles: Vec<(String, bool)> = Vec::new();
         for (k, v) in pairs(query) {
             p.lab_link |= matches!(k.as_str(), "scenario" | "step" | "cmd");
@@ -162,6 +188,7 @@ impl Params {
                         }
                     }
                 }
+                "retry" => retry = Some(v),
                 "on" | "off" => {
                     for t in v.split(',').filter(|t| !t.is_empty()) {
                         toggles.push((t.to_string(), k == "on"));
@@ -180,6 +207,31 @@ impl Params {
                 Some(tg) => p.off.push(tg),
             }
         }
+        // As is the policy: its numbers replace the scenario's, each in its range.
+        if let Some(v) = retry {
+            let (mut r, mut said) = (sc.retry, Vec::new());
+            let mut k = 0;
+            for part in v.split(',') {
+                if k < 5 {
+                    let ok;
+                    (r, ok) = retry_number(r, k, part);
+                    if !ok {
+                        said.push(Notice::RetryRange {
+                            i: k,
+                            typed: part.to_string(),
+                            used: r.numbers()[k],
+                        });
+                    }
+                }
+                k += 1;
+            }
+            if k == 5 {
+                p.retry = Some(r);
+                notices.append(&mut said);
+            } else {
+                notices.push(Notice::BadRetry(v));
+            }
+        }
         (p, notices)
     }
 
@@ -189,7 +241,11 @@ impl Params {
         let s = self.scenario.scenario();
         let toggles = self.toggles(s.default_toggles());
         let config = idem_sim::Config::defaults(s, self.seed).with_toggles(toggles);
-        idem_sim::Run::replay(s.clone(), config, &self.commands)
+        let s = Scenario {
+            retry: self.retry.unwrap_or(s.retry),
+            ..s.clone()
+        };
+        idem_sim::Run::replay(s, config, &self.commands)
     }
 
     /// Applies the URL's toggles to a scenario's defaults.
@@ -198,11 +254,13 @@ impl Params {
         self.off.iter().fold(t, |acc, t| acc.with(*t, false))
     }
 
-    /// The query string for this state (`?…`), listing toggles that differ from `defaults`.
-    pub fn to_query(&self, toggles: Toggles, defaults: Toggles, offered: &[Toggle]) -> String {
+    /// The query string for this state (`?…`) with a run of `s` (the run's own
+    /// scenario: its policy may be the reader's) under `toggles`: the toggles
+    /// that differ from its defaults and a policy not the catalogue's.
+    pub fn to_query(&self, s: &Scenario, toggles: Toggles) -> String {
         let mut q = format!("?scenario={}", self.scenario);
-        if let Some(s) = self.step {
-            q.push_str(&format!("&step={s}"));
+        if let Some(k) = self.step {
+            q.push_str(&format!("&step={k}"));
         }
         q.push_str(&format!("&seed={}", self.seed));
         if let Some(l) = self.lang {
@@ -214,7 +272,7 @@ impl Params {
         if self.embed {
             q.push_str("&embed=1");
         }
-        q.push_str(&link::tail(toggles, defaults, offered, &self.commands));
+        q.push_str(&link::tail(s, toggles, &self.commands));
         q
     }
 }
@@ -284,12 +342,7 @@ mod tests {
             (Some(12), 7, Some(Lang::Ru), 2.0, true)
         );
         let s = ScenarioId::IdempotencyKey.scenario();
-        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
-        let q = p.to_query(
-            p.toggles(s.default_toggles()),
-            s.default_toggles(),
-            &offered,
-        );
+        let q = p.to_query(s, p.toggles(s.default_toggles()));
         assert_eq!(
             q,
             "?scenario=idempotency-key&step=12&seed=7&lang=ru&speed=2&embed=1&on=fingerprint"
@@ -306,9 +359,7 @@ mod tests {
             run.scenario.retry_policy(run.config.toggles).max_attempts,
             1
         );
-        let s = ScenarioId::IdempotencyKey.scenario();
-        let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
-        let q = p.to_query(run.config.toggles, s.default_toggles(), &offered);
+        let q = p.to_query(&run.scenario, run.config.toggles);
         assert!(q.ends_with("&on=no-retry"), "{q}");
         assert_eq!(parse(&q).0, p);
         // A scenario without the preset says so and keeps its policy.
@@ -324,6 +375,82 @@ mod tests {
         assert_eq!(
             run.scenario.retry_policy(run.config.toggles),
             run.scenario.retry
+        );
+    }
+
+    #[test]
+    fn a_policy_of_the_readers_round_trips_through_the_link_and_its_run() {
+        let (p, n) = parse("?scenario=ttl-expiry&seed=3&retry=900,2,100,0,86400");
+        assert!(n.is_empty(), "{n:?}");
+        let want = Retry {
+            timeout: Millis(900),
+            max_attempts: 2,
+            backoff: Millis(100),
+            jitter: Millis(0),
+            deadline: Millis::hours(24),
+        };
+        assert_eq!(p.retry, Some(want));
+        let run = p.run().0;
+        assert_eq!(run.scenario.retry, want);
+        let q = p.to_query(&run.scenario, run.config.toggles);
+        assert_eq!(q, "?scenario=ttl-expiry&seed=3&retry=900,2,100,0,86400");
+        assert_eq!(parse(&q).0, p);
+        // The scenario's own policy is not written.
+        let own = ScenarioId::TtlExpiry.scenario();
+        assert!(!p.to_query(own, own.default_toggles()).contains("retry"));
+    }
+
+    #[test]
+    fn a_policy_out_of_range_is_clamped_and_a_malformed_one_ignored_with_a_notice() {
+        let (p, n) = parse("?retry=0,99,%2B5,x,99999999999999999999999");
+        // naive-post's policy is the phone's: the jitter stays, the rest is clamped.
+        assert_eq!(
+            p.retry.map(|r| r.numbers()),
+            Some([50, 10, 500, 200, 2_592_000])
+        );
+        let range = |i, typed: &str, used| Notice::RetryRange {
+            i,
+            typed: typed.into(),
+            used,
+        };
+        assert_eq!(
+            n,
+            vec![
+                range(0, "0", 50),
+                range(1, "99", 10),
+                range(2, "+5", 500),
+                range(3, "x", 200),
+                range(4, "99999999999999999999999", 2_592_000),
+            ]
+        );
+        for q in ["?retry=1,2,3", "?retry=", "?retry=1,2,3,4,5,6"] {
+            let (p, n) = parse(q);
+            assert_eq!(p.retry, None, "{q}");
+            assert_eq!(n.len(), 1, "{q}");
+            assert!(matches!(n[0], Notice::BadRetry(_)), "{q}");
+        }
+        // A field: a number in range as typed, an empty one leaves the policy.
+        let m = Retry::MOBILE;
+        assert_eq!(
+            retry_number(m, 4, "60"),
+            (
+                Retry {
+                    deadline: Millis(60_000),
+                    ..m
+                },
+                true
+            )
+        );
+        assert_eq!(retry_number(m, 1, ""), (m, false));
+        assert_eq!(
+            retry_number(m, 1, "0"),
+            (
+                Retry {
+                    max_attempts: 1,
+                    ..m
+                },
+                false
+            )
         );
     }
 

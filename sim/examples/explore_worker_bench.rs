@@ -22,6 +22,7 @@ fn request(id: &'static str, table: bool) -> Request {
         scenario: s.id,
         seed: 1,
         toggles: s.default_toggles(),
+        retry: s.retry,
         commands: Vec::new(),
         step: 0,
         losses: 1,

@@ -98,7 +98,7 @@ pub const CHUNK: usize = 20_000;
 /// the truth table. A clock jump of the reader's search is the truth table's:
 /// past the keys' TTL ([`truth::PAST_TTL`]).
 pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
-    let s = req.scenario.scenario();
+    let s = &req.setup();
     let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
     let (run, _) = Run::replay(s.clone(), config, &req.commands);
     if let Some(defences) = req.cmp {

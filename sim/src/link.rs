@@ -4,7 +4,8 @@
 //! explorer's worker writes each counterexample's link with them, so both
 //! write one format.
 
-use crate::{Command, Millis, MsgId, NodeId, Toggle, Toggles};
+use crate::scenario::Scenario;
+use crate::{Command, Millis, MsgId, NodeId, Toggles};
 
 /// A reader's command as the URL writes it: `ack`, `m12`, `p3`, `xapi-a`, `rapi-a`, `t3600000`.
 /// A scenario's own scripted command (another writer's debit) is never in the URL.
@@ -42,24 +43,30 @@ pub fn parse_command(s: &str) -> Option<Command> {
     })
 }
 
-/// The end of a link's query: `&on=…&off=…` (the `offered` toggles whose state
-/// differs from `defaults`) and `&cmd=3:ack,5:p3` (the commands with their
-/// steps); empty parts are left out.
-pub fn tail(
-    toggles: Toggles,
-    defaults: Toggles,
-    offered: &[Toggle],
-    commands: &[(usize, Command)],
-) -> String {
+/// The end of a link's query for a run of `s` under `toggles`: `&on=…&off=…`
+/// (the toggles `s` offers whose state differs from its defaults),
+/// `&retry=1500,4,500,200,43200` (the client's policy, [`crate::scenario::Retry::numbers`],
+/// where it is not the catalogue's) and `&cmd=3:ack,5:p3` (the commands with
+/// their steps); empty parts are left out.
+pub fn tail(s: &Scenario, toggles: Toggles, commands: &[(usize, Command)]) -> String {
     let mut q = String::new();
+    let defaults = s.default_toggles();
     for (name, want) in [("on", true), ("off", false)] {
-        let ids: Vec<&str> = offered
+        let ids: Vec<&str> = s
+            .toggles
             .iter()
-            .filter(|t| toggles.has(**t) == want && defaults.has(**t) != want)
+            .map(|(t, _)| *t)
+            .filter(|t| toggles.has(*t) == want && defaults.has(*t) != want)
             .map(|t| t.id())
             .collect();
         if !ids.is_empty() {
             q.push_str(&format!("&{name}={}", ids.join(",")));
+        }
+    }
+    if s.retry != s.id.scenario().retry {
+        for (i, n) in s.retry.numbers().into_iter().enumerate() {
+            q.push_str(if i == 0 { "&retry=" } else { "," });
+            q.push_str(&n.to_string());
         }
     }
     let cmds: Vec<String> = commands
@@ -76,19 +83,33 @@ pub fn tail(
 mod tests {
     use super::*;
 
+    use crate::scenario::{Retry, ScenarioId};
+    use crate::Toggle;
+
     #[test]
     fn the_tail_names_what_differs_and_the_commands() {
-        let defaults = Toggles::of(&[Toggle::AtomicClaim]);
-        let now = Toggles::of(&[Toggle::Fingerprint]);
-        let offered = [Toggle::AtomicClaim, Toggle::Fingerprint, Toggle::LongTtl];
+        let s = ScenarioId::IdempotencyKey.scenario();
+        let defaults = s.default_toggles();
+        let now = defaults
+            .with(Toggle::AtomicClaim, false)
+            .with(Toggle::NoRetry, true);
         let cmds = [
             (2, Command::ParallelRetries(2)),
             (5, Command::Crash(NodeId::Api(0))),
         ];
         assert_eq!(
-            tail(now, defaults, &offered, &cmds),
-            "&on=fingerprint&off=atomic-claim&cmd=2:p2,5:xapi-a"
+            tail(s, now, &cmds),
+            "&on=no-retry&off=atomic-claim&cmd=2:p2,5:xapi-a"
         );
-        assert_eq!(tail(defaults, defaults, &offered, &[]), "");
+        assert_eq!(tail(s, defaults, &[]), "");
+        // A policy of the reader's own, as its five numbers.
+        let mine = Scenario {
+            retry: Retry {
+                max_attempts: 2,
+                ..s.retry
+            },
+            ..s.clone()
+        };
+        assert_eq!(tail(&mine, defaults, &[]), "&retry=1500,2,500,200,43200");
     }
 }

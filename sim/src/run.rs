@@ -9,7 +9,7 @@
 //! to its end.
 
 use crate::invariant::Invariant;
-use crate::scenario::{Scenario, Toggles};
+use crate::scenario::{Retry, Scenario, Toggles};
 use crate::trace::{Cause, Happening, StepRecord};
 use crate::world::{Command, CommandError, Config, World};
 use std::sync::Arc;
@@ -180,11 +180,21 @@ impl Run {
     /// The same run under other toggles: the reader's commands that still apply
     /// are applied again at their steps; the others are returned.
     pub fn with_toggles(&self, toggles: Toggles) -> (Run, Vec<Dropped>) {
+        self.with_policy(self.scenario.retry, toggles)
+    }
+
+    /// The same run with the client under `retry` (the reader's numbers) and
+    /// `toggles`, the reader's commands replayed as [`Run::with_toggles`] does.
+    pub fn with_policy(&self, retry: Retry, toggles: Toggles) -> (Run, Vec<Dropped>) {
+        let s = Scenario {
+            retry,
+            ..(*self.scenario).clone()
+        };
         let config = Config {
             toggles,
             ..self.config
         };
-        Run::replay((*self.scenario).clone(), config, &self.commands())
+        Run::replay(s, config, &self.commands())
     }
 
     /// The first step at which `inv` stopped holding.

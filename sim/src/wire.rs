@@ -9,7 +9,7 @@
 //! [`crate::answer::Reply`].
 
 use crate::net::{MsgId, NodeId};
-use crate::scenario::{ScenarioId, Toggle, Toggles};
+use crate::scenario::{Retry, Scenario, ScenarioId, Toggle, Toggles};
 use crate::time::Millis;
 use crate::world::Command;
 
@@ -22,6 +22,9 @@ pub struct Request {
     pub scenario: ScenarioId,
     pub seed: u64,
     pub toggles: Toggles,
+    /// The client's policy (the scenario's, or the reader's numbers): five
+    /// words, [`Retry::numbers`], brought into range as they are decoded.
+    pub retry: Retry,
     pub commands: Vec<(usize, Command)>,
     pub step: usize,
     /// Lost messages on one path (0 or 1, [`MAX_FAULTS`]).
@@ -203,11 +206,23 @@ impl R<'_> {
 }
 
 impl Request {
+    /// The scenario as the reader runs it: the catalogue's, its client under
+    /// the request's policy.
+    pub fn setup(&self) -> Scenario {
+        Scenario {
+            retry: self.retry,
+            ..self.scenario.scenario().clone()
+        }
+    }
+
     pub fn encode(&self) -> Vec<u32> {
         let mut w = W(Vec::new());
         w.len(self.scenario.index());
         w.u64(self.seed);
         w.toggles(self.toggles);
+        for n in self.retry.numbers() {
+            w.u(n as u32);
+        }
         w.commands(&self.commands);
         w.len(self.step);
         w.u(self.losses);
@@ -231,6 +246,13 @@ impl Request {
             scenario,
             seed: r.u64()?,
             toggles: r.toggles()?,
+            retry: Retry::of([
+                r.u()?.into(),
+                r.u()?.into(),
+                r.u()?.into(),
+                r.u()?.into(),
+                r.u()?.into(),
+            ]),
             commands: r.commands()?,
             step: r.count()?,
             losses: r.u()?.min(MAX_FAULTS),
@@ -256,6 +278,11 @@ mod tests {
             scenario: ScenarioId::CrashAfterCharge,
             seed: u64::MAX - 5,
             toggles: Toggles::of(&[Toggle::AtomicClaim, Toggle::CrashBeforeCommit]),
+            retry: Retry {
+                max_attempts: 9,
+                deadline: Millis::hours(700),
+                ..Retry::MOBILE
+            },
             commands: vec![
                 (0, Command::LoseNextResponse),
                 (3, Command::Lose(MsgId(12))),
@@ -298,7 +325,7 @@ mod tests {
         longer.push(0);
         assert_eq!(Request::decode(&longer), None);
         assert_eq!(
-            Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            Request::decode(&[999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
             None
         );
         assert_eq!(Request::decode(&[]), None);
@@ -310,6 +337,7 @@ mod tests {
             scenario: ScenarioId::IdempotencyKey,
             seed: 1,
             toggles: Toggles::default(),
+            retry: Retry::MOBILE,
             commands: Vec::new(),
             step: 0,
             losses: 7,
@@ -323,5 +351,15 @@ mod tests {
             (back.losses, back.crashes, back.jumps),
             (MAX_FAULTS, MAX_FAULTS, MAX_FAULTS)
         );
+    }
+
+    #[test]
+    fn a_policy_out_of_range_decodes_into_range() {
+        let mut words = request().encode();
+        // The policy's five words follow the scenario, the seed and the toggles.
+        words[4..9].copy_from_slice(&[0, 0, u32::MAX, 7, u32::MAX]);
+        let back = Request::decode(&words).expect("decodes");
+        assert_eq!(back.retry.numbers(), [50, 1, 60_000, 7, 2_592_000]);
+        assert_eq!(back.setup().retry, back.retry);
     }
 }

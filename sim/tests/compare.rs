@@ -98,6 +98,7 @@ fn the_worker_compares_two_sets_of_defences() {
         step: 0,
         commands: Vec::new(),
         toggles: s.default_toggles(),
+        retry: s.retry,
         seed: SEED,
         scenario: s.id,
     };

@@ -5,6 +5,7 @@
 
 use idem_sim::invariant::Expect;
 use idem_sim::rng::Rng;
+use idem_sim::run::MAX_STEPS;
 use idem_sim::scenario::{self, Handler, Retry, Scenario, Slot};
 use idem_sim::trace::Happening;
 use idem_sim::world::{key_ttl, Belief};
@@ -273,11 +274,12 @@ fn the_explorer_searches_under_the_retry_preset() {
     use idem_sim::answer::{answer, Reply};
     use idem_sim::wire::Request;
     let s = scenario::by_id("naive-post").unwrap();
-    let most_charges = |toggles| {
+    let most_charges = |toggles, retry| {
         let req = Request {
             scenario: s.id,
             seed: 1,
             toggles,
+            retry,
             commands: Vec::new(),
             step: 0,
             losses: 1,
@@ -299,9 +301,83 @@ fn the_explorer_searches_under_the_retry_preset() {
         });
         most
     };
-    assert!(most_charges(s.default_toggles()) >= 2);
+    assert!(most_charges(s.default_toggles(), s.retry) >= 2);
     assert_eq!(
-        most_charges(s.default_toggles().with(Toggle::NoRetry, true)),
+        most_charges(s.default_toggles().with(Toggle::NoRetry, true), s.retry),
         1
     );
+    // The reader's own numbers reach the worker as the preset does.
+    let once = Retry {
+        max_attempts: 1,
+        ..s.retry
+    };
+    assert_eq!(most_charges(s.default_toggles(), once), 1);
+}
+
+/// The reader's numbers: any five make a policy within `Retry::BOUNDS`, the
+/// numbers in range unchanged; the catalogue's policies are numbers in range;
+/// every scenario with the app runs to its end under the bounds' corners, no
+/// lane past its attempts.
+#[test]
+fn any_numbers_make_a_policy_in_range_that_runs() {
+    let mut rng = Rng::new(7);
+    for _ in 0..2_000 {
+        let n: [u64; 5] = std::array::from_fn(|_| match rng.below(3) {
+            0 => rng.below(100),
+            1 => rng.below(5_000_000),
+            _ => u64::MAX - rng.below(10),
+        });
+        let r = Retry::of(n);
+        let back = r.numbers();
+        for i in 0..5 {
+            let (lo, hi) = Retry::BOUNDS[i];
+            assert!(lo <= back[i] && back[i] <= hi, "{n:?} -> {back:?}");
+            if (lo..=hi).contains(&n[i]) {
+                assert_eq!(back[i], n[i], "{n:?}");
+            }
+        }
+        assert_eq!(Retry::of(back), r);
+    }
+    for s in scenario::all() {
+        assert_eq!(Retry::of(s.retry.numbers()), s.retry, "{}", s.id);
+    }
+    let lo = Retry::of(Retry::BOUNDS.map(|b| b.0));
+    let hi = Retry::of(Retry::BOUNDS.map(|b| b.1));
+    let busy = Retry {
+        max_attempts: hi.max_attempts,
+        ..lo
+    };
+    for s in with_the_app() {
+        for policy in [lo, hi, busy] {
+            let r = run(&s, policy, 3);
+            assert!(r.len() < MAX_STEPS, "{} {policy:?}", s.id);
+            for o in &r.end().client.ops {
+                assert!(o.lanes.iter().all(|l| l.sent <= policy.max_attempts));
+            }
+        }
+    }
+}
+
+/// A policy of the reader's is the run's: it stays through a toggle and in the
+/// run compared side by side, and the reader's commands replay under it.
+#[test]
+fn the_readers_policy_stays_through_toggles_and_the_comparison() {
+    let s = scenario::by_id("idempotency-key").unwrap();
+    let mut base = Run::new(s.clone(), Config::defaults(&s, 2));
+    base.apply_at(0, idem_sim::Command::LoseNextResponse)
+        .unwrap();
+    let once = Retry {
+        max_attempts: 1,
+        ..s.retry
+    };
+    let (r, dropped) = base.with_policy(once, s.default_toggles());
+    assert!(dropped.is_empty());
+    assert_eq!(r.commands(), base.commands());
+    assert_eq!(r.scenario.retry, once);
+    assert_eq!(sent(&r, 0).len(), 1, "{}", r.text());
+    let toggled = r
+        .with_toggles(s.default_toggles().with(Toggle::Fingerprint, true))
+        .0;
+    assert_eq!(toggled.scenario.retry, once);
+    assert_eq!(r.with_defences(Default::default()).scenario.retry, once);
 }

@@ -149,6 +149,7 @@ fn request(
         scenario: s.id,
         seed: SEED,
         toggles,
+        retry: s.retry,
         commands,
         step,
         losses: 1,

@@ -930,6 +930,13 @@ pub static UI: Ui = Ui {
     retry_rule: "Retried with the same key: no answer, 409, 5xx. Never: any other 4xx.",
     retry_schedule: "Attempts if none is answered (red: past the deadline):",
     retry_ttl: "The deadline is not shorter than the key's TTL ({}).",
+    retry_timeout: "Timeout, ms",
+    retry_attempts: "Attempts",
+    retry_backoff: "Backoff, ms",
+    retry_jitter: "Jitter, ms",
+    retry_deadline: "Deadline, s",
+    retry_range: "{}: from {} to {}; “{}” became {}.",
+    retry_bad: "“retry={}” is not five numbers; the scenario's policy is kept.",
     screen_receipt: "Paid ${}",
 
 

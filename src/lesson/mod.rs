@@ -586,6 +586,17 @@ ui_struct! {
     retry_schedule,
     /// The deadline (in the policy's row) is not shorter than the key's TTL, `{}`.
     retry_ttl,
+    /// The client pane's fields of the policy, in `Retry::numbers`' order and units.
+    retry_timeout,
+    retry_attempts,
+    retry_backoff,
+    retry_jitter,
+    retry_deadline,
+    /// A policy's number out of range (a field's or the link's): `{}` the field's
+    /// label, `{}` and `{}` the bounds, `{}` what was given, `{}` the number used.
+    retry_range,
+    /// `retry=` of the link is not five numbers: `{}` is its value.
+    retry_bad,
 
     // Fallback notices.
     /// `{}` is the unknown id from the URL.

@@ -931,6 +931,13 @@ pub static UI: Ui = Ui {
     retry_rule: "С тем же ключом повторяются: нет ответа, 409, 5xx. Другие 4xx — никогда.",
     retry_schedule: "Попытки без ответа (красная — позже срока):",
     retry_ttl: "Срок не короче TTL ключа ({}).",
+    retry_timeout: "Таймаут, мс",
+    retry_attempts: "Попытки",
+    retry_backoff: "Пауза, мс",
+    retry_jitter: "Джиттер, мс",
+    retry_deadline: "Срок, с",
+    retry_range: "{}: от {} до {}; «{}» стало {}.",
+    retry_bad: "«retry={}» — не пять чисел; осталась политика сценария.",
     screen_receipt: "Оплачено: ${}",
 
 

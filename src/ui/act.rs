@@ -51,6 +51,8 @@ acts! {
     Crash = "crash",
     H1 = "h1",
     H25 = "h25",
+    /// A number of the client's retry policy (`data-retry`: which).
+    Retry = "retry",
     // The scenario's switches, the lab's head, the page's header and notices.
     Toggle = "toggle",
     Copy = "copy",

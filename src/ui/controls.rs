@@ -14,8 +14,8 @@ use super::state::Lab;
 use crate::html::Html;
 use crate::lesson::{name, toggle_label, Lang, Ui};
 use crate::narrate::{fill, node_name};
-use crate::params::{echo, speed_factor, speed_text, SPEEDS};
-use idem_sim::scenario::{Group, ScenarioId, Toggle, ToggleKind};
+use crate::params::{echo, retry_number, speed_factor, speed_text, SPEEDS};
+use idem_sim::scenario::{Group, Retry, ScenarioId, Toggle, ToggleKind};
 use idem_sim::{Command, NodeId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -282,6 +282,60 @@ pub fn switches(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
     h.finish()
 }
 
+/// The labels of the policy's numbers, in [`Retry::numbers`]' order.
+fn retry_labels(ui: &Ui) -> [&str; 5] {
+    [
+        ui.retry_timeout,
+        ui.retry_attempts,
+        ui.retry_backoff,
+        ui.retry_jitter,
+        ui.retry_deadline,
+    ]
+}
+
+/// The client's retry policy as the five numbers the reader changes (`n`, the
+/// run's: [`Retry::numbers`]), under the switches (which hold its presets; the
+/// client pane shows the policy and its schedule): written once per scenario;
+/// [`show_policy`] keeps their values.
+pub fn policy(ui: &Ui, n: [u64; 5]) -> String {
+    let mut h = Html::new();
+    h.open(
+        "fieldset",
+        &[("class", "policy"), ("data-testid", "retry-form")],
+    );
+    h.el("legend", &[], ui.retry_policy);
+    for (i, label) in retry_labels(ui).into_iter().enumerate() {
+        h.open("label", &[]).el("span", &[], label);
+        h.open(
+            "input",
+            &[
+                ("type", "number"),
+                ("data-act", Act::Retry.name()),
+                ("data-retry", &"01234"[i..=i]),
+                ("value", &n[i].to_string()),
+            ],
+        );
+        h.close("label");
+    }
+    h.close("fieldset");
+    h.finish()
+}
+
+/// The notice for number `i` of a policy out of range (a link's or a field's).
+pub fn retry_range(ui: &Ui, i: usize, typed: &str, used: u64) -> String {
+    let (lo, hi) = Retry::BOUNDS[i];
+    fill(
+        ui.retry_range,
+        &[
+            retry_labels(ui)[i],
+            &lo.to_string(),
+            &hi.to_string(),
+            &echo(typed),
+            &used.to_string(),
+        ],
+    )
+}
+
 /// Static markup, written once; its state is kept by [`patch`].
 #[component]
 pub fn Controls(html: String) -> impl IntoView {
@@ -478,6 +532,46 @@ pub fn toggle(lab: Lab, el: &Element) {
         .is_some_and(|i| i.checked());
     if let Some(t) = t {
         lab.set_toggle(t, on);
+        show_policy(lab);
+    }
+}
+
+/// A number of the policy changed (the field left, Enter, an arrow key): the run
+/// replays under it, with the preset that set that number off; a number out of
+/// range is brought into it, and said so.
+pub fn retry(lab: Lab, el: &Element) {
+    let Some(i) = el
+        .get_attribute("data-retry")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|i| *i < 5)
+    else {
+        return;
+    };
+    let (r, toggles) = lab
+        .run
+        .with_untracked(|r| (r.scenario.retry, r.config.toggles));
+    let typed = value(el);
+    let (r, ok) = retry_number(r, i, &typed);
+    let toggles = Retry::preset(i).map_or(toggles, |t| toggles.with(t, false));
+    // Only this number can change (its preset is off): the field shows what runs.
+    let n = r.under(toggles).numbers()[i];
+    if !ok {
+        let msg = retry_range(lab.ui(), i, &typed, n);
+        lab.notices.update(|v| v.push(msg));
+    }
+    el.unchecked_ref::<HtmlInputElement>()
+        .set_value(&n.to_string());
+    lab.rerun(r, toggles);
+}
+
+/// The policy's fields written anew with the run's policy (under its presets),
+/// after a preset or another run (none of the fields has the focus then).
+pub fn show_policy(lab: Lab) {
+    let n = lab
+        .run
+        .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
+    if let Some(f) = find(".policy") {
+        f.set_outer_html(&policy(lab.ui(), n));
     }
 }
 
@@ -543,6 +637,8 @@ pub enum Near {
     Play,
     Faults,
     Switches,
+    /// Under the client pane's policy.
+    Policy,
     /// Under the lab: the question, the progress.
     Text,
 }
@@ -569,6 +665,7 @@ pub fn place_notices(el: &Element) {
         Near::Play => (".playback", true),
         Near::Faults => (".faults", true),
         Near::Switches => (".switches", true),
+        Near::Policy => (".policy", false),
         Near::Text => (".lab__text", false),
     };
     let Some(at) = find(sel).or_else(|| find(".lab__head")) else {

@@ -322,6 +322,7 @@ fn request(lab: Lab) -> Request {
         scenario: lab.scenario.get_untracked(),
         seed: lab.seed,
         toggles: lab.toggles.get_untracked(),
+        retry: lab.run.with_untracked(|r| r.scenario.retry),
         commands: lab.run.with_untracked(idem_sim::Run::commands),
         step: lab.cursor.get_untracked(),
         losses: bound("losses"),
@@ -393,6 +394,7 @@ pub fn show(lab: Lab, a: &Element) {
     }
     let (run, _) = p.run();
     lab.load(run, p.step.unwrap_or(0));
+    super::controls::show_policy(lab);
     let mark = a.get_attribute("data-mark").and_then(|m| m.parse().ok());
     lab.mark.set(mark.unwrap_or(0));
     if let Some(note) = a.get_attribute("data-note") {

@@ -4,7 +4,7 @@
 
 use crate::lesson::{ui, Lang, Ui};
 use crate::narrate::fill;
-use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
+use idem_sim::scenario::{Retry, ScenarioId, Toggle, Toggles};
 use idem_sim::trace::StepRecord;
 use idem_sim::{Command, Config, Run, World};
 use leptos::prelude::*;
@@ -234,9 +234,16 @@ impl Lab {
     /// the same step, with the reader's commands (the run's log) that still apply;
     /// the others are named in a notice.
     pub fn set_toggle(&self, t: Toggle, on: bool) {
-        let (run, dropped) = self
+        let (r, toggles) = self
             .run
-            .with_untracked(|r| r.with_toggles(r.config.toggles.with(t, on)));
+            .with_untracked(|r| (r.scenario.retry, r.config.toggles.with(t, on)));
+        self.rerun(r, toggles);
+    }
+
+    /// The run computed again with the client under `retry` (the reader's numbers)
+    /// and `toggles`, as [`Lab::set_toggle`] does.
+    pub fn rerun(&self, retry: Retry, toggles: Toggles) {
+        let (run, dropped) = self.run.with_untracked(|r| r.with_policy(retry, toggles));
         let ui = self.ui();
         for d in dropped {
             let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
@@ -250,10 +257,10 @@ impl Lab {
     }
 
     fn rebuild(&self, step: usize) {
-        let (id, toggles) = self
+        let run = self
             .run
-            .with_untracked(|r| (r.scenario.id, r.config.toggles));
-        self.load(new_run(id, toggles, self.seed), step);
+            .with_untracked(|r| Run::new((*r.scenario).clone(), r.config));
+        self.load(run, step);
     }
 
     /// Shows `run` (its scenario under its toggles) at `step`: a fresh run, or a

@@ -73,7 +73,8 @@ impl Text {
 /// What the panel shows of one request's answer.
 pub struct View {
     req: Request,
-    s: &'static Scenario,
+    /// The scenario as the reader runs it ([`Request::setup`]).
+    s: Scenario,
     t: Text,
     lang: &'static str,
     /// The last progress line, kept under the results.
@@ -84,8 +85,8 @@ pub struct View {
 
 impl View {
     pub fn new(req: &Request, lang: &str, t: Text) -> Option<View> {
-        let s = req.scenario.scenario();
-        let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
+        let s = req.setup();
+        let config = Config::defaults(&s, req.seed).with_toggles(req.toggles);
         Some(View {
             req: req.clone(),
             mine: Run::replay(s.clone(), config, &req.commands).0,
@@ -98,7 +99,7 @@ impl View {
 
     /// The run a link opens, with the reader's commands of `r`.
     fn run(&self, r: &Replay, commands: &[(usize, idem_sim::Command)]) -> Run {
-        let config = Config::defaults(self.s, self.req.seed).with_toggles(r.toggles);
+        let config = Config::defaults(&self.s, self.req.seed).with_toggles(r.toggles);
         Run::replay(self.s.clone(), config, commands).0
     }
 
@@ -216,14 +217,13 @@ impl View {
     /// A link that opens `r` in the lab, with the notice it shows there and the
     /// step the sequence diagram marks (`data-mark`: where the run leaves `base`).
     fn show(&self, h: &mut Html, r: &Replay, text: &str, note: &str, mark: Option<usize>) {
-        let offered: Vec<Toggle> = self.s.toggles.iter().map(|(t, _)| *t).collect();
         let href = format!(
             "?scenario={}&step={}&seed={}&lang={}{}",
             self.s.id,
             r.step,
             self.req.seed,
             self.lang,
-            link::tail(r.toggles, self.s.default_toggles(), &offered, &r.commands)
+            link::tail(&self.s, r.toggles, &r.commands)
         );
         h.el(
             "a",
@@ -498,6 +498,7 @@ mod tests {
             scenario: s.id,
             seed: 1,
             toggles,
+            retry: s.retry,
             commands,
             step,
             losses: 1,

@@ -47,6 +47,51 @@ impl Retry {
         deadline: Millis::hours(12),
     };
 
+    /// The range of each of a policy's numbers as the reader gives them
+    /// ([`Retry::numbers`]: the timeout, attempts, backoff, jitter in ms and the
+    /// deadline in s; up to 30 days, past the longest TTL of a key). A link's,
+    /// a field's or the worker's number is brought into it ([`Retry::of`]).
+    pub const BOUNDS: [(u64, u64); 5] = [
+        (50, 60_000),
+        (1, 10),
+        (0, 60_000),
+        (0, 60_000),
+        (1, 2_592_000),
+    ];
+
+    /// The policy's numbers, in the order and units of [`Retry::BOUNDS`].
+    pub fn numbers(&self) -> [u64; 5] {
+        [
+            self.timeout.0,
+            self.max_attempts.into(),
+            self.backoff.0,
+            self.jitter.0,
+            self.deadline.0 / 1000,
+        ]
+    }
+
+    /// The policy of `n` ([`Retry::numbers`]), each brought into its range.
+    pub fn of(n: [u64; 5]) -> Retry {
+        let c = |i: usize| n[i].clamp(Self::BOUNDS[i].0, Self::BOUNDS[i].1);
+        Retry {
+            timeout: Millis(c(0)),
+            max_attempts: c(1) as u32,
+            backoff: Millis(c(2)),
+            jitter: Millis(c(3)),
+            deadline: Millis(c(4) * 1000),
+        }
+    }
+
+    /// The preset that sets number `i` ([`Retry::under`]): a number the reader
+    /// gives for it turns the preset off, so what they typed is what runs.
+    pub fn preset(i: usize) -> Option<Toggle> {
+        match i {
+            1 => Some(Toggle::NoRetry),
+            4 => Some(Toggle::ShortDeadline),
+            _ => None,
+        }
+    }
+
     /// The policy under `toggles`, the reader's presets: [`Toggle::ShortDeadline`]
     /// cuts the deadline to [`SHORT_DEADLINE`], [`Toggle::NoRetry`] leaves one attempt.
     pub fn under(mut self, toggles: Toggles) -> Retry {
