@@ -221,25 +221,25 @@ impl FaultClass {
 /// faults its defended configuration may still break these invariants, and
 /// `shown_by` is the scenario that shows the reader why. The sweep and the
 /// exhaustive exploration allow exactly these breaks and check that each shows.
+/// Why it breaks is said in a comment at each limit, not in a field: a string
+/// here would be data of the page's module, which never shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limit {
     pub faults: &'static [FaultClass],
     pub breaks: &'static [Invariant],
     pub shown_by: ScenarioId,
-    pub why: &'static str,
 }
 
 const MONEY: &[Invariant] = &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges];
 
 /// The pitfalls that each teach one defence keep the rest of their handler
-/// naive: no claim, and no key for the processor.
+/// naive: no claim (GET, then SET after the work) and no key to the processor: a
+/// duplicate during the work, or a retry after a lost answer or a crash, finds no
+/// key and charges again.
 const CHECK_THEN_ACT: Limit = Limit {
     faults: &FaultClass::ALL,
     breaks: MONEY,
     shown_by: ScenarioId::ConcurrentDuplicates,
-    why: "no claim (GET, then SET after the work) and no key to the processor: a duplicate \
-          during the work, or a retry after a lost answer or a crash, finds no key and charges \
-          again",
 };
 
 /// The two groups of the scenario picker.

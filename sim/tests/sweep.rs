@@ -134,9 +134,11 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             for class in l.faults {
                 assert!(
                     l.breaks.iter().any(|inv| shows(class, inv)),
-                    "the limit of {} under {class:?} ({}) never shows: update its limits",
+                    "the limit of {} under {class:?} (breaks {:?}, shown by {}) never shows: \
+                     update its limits",
                     s.id,
-                    l.why
+                    l.breaks,
+                    l.shown_by
                 );
             }
             for inv in l.breaks {

@@ -358,15 +358,15 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         },
         Scenario {
             toggles: &[(RowCountCheck, true)],
+            // The transition to PAID commits on its own, before the charge and the
+            // ledger row: when the charge's answer is lost or the process dies after it,
+            // the retry's UPDATE finds 0 rows and answers 200, and the charge never gets
+            // its row. The row-count check stops the second charge, not the half-done
+            // first one.
             limits: &[Limit {
                 faults: &[FaultClass::Crash, FaultClass::Loss, FaultClass::Clock],
                 breaks: &[Invariant::LedgerMatchesCharges],
                 shown_by: Id::StatusTransition,
-                why: "the transition to PAID commits on its own, before the charge and the \
-                      ledger row: when the charge's answer is lost or the process dies after it, \
-                      the retry's UPDATE finds 0 rows and answers 200, and the charge never gets \
-                      its row. The row-count check stops the second charge, not the half-done \
-                      first one.",
             }],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
             ..base(
