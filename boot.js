@@ -24,7 +24,7 @@
 //      {type: 'idempotency-lab:height', height: N} (an object: the lesson's own)
 //    It works even if the module cannot start.
 // 3. It starts loading the module at once and runs it once the page is parsed and its first
-//    contentful paint is on the screen. Trunk
+//    frame drawn. Trunk
 //    normally inlines a loader into index.html; Trunk.toml's `pattern_script` makes it
 //    emit only <meta name="wasm-app" data-js data-wasm> with the hashed file names
 //    instead, and this script reads them, imports the glue and instantiates the wasm
@@ -96,18 +96,14 @@
   };
   // The module is compiled by the time the page is parsed (boot.js is inline and starts
   // it at once), so starting it then would run the lab's mount, a long task, before the
-  // first frame, and the text would wait for it. Nor does it start as soon as that frame
-  // is drawn: the frame is rasterised and shown after that, and on two busy cores the
-  // mount would share them with it. It starts once the first contentful paint is on the
-  // screen (its `paint` entry, which comes once the frame is shown), or after 200 ms where
-  // none comes (a hidden page, a browser without paint timing).
+  // first frame, and the text would wait for it. It starts after the first frame is
+  // drawn (a task after the frame's callbacks), or after 100 ms where no frame comes (a
+  // hidden page).
   const afterPaint = () => {
     let started = false;
     const go = () => started || ((started = true), start());
-    try {
-      new PerformanceObserver((list) => list.getEntriesByName('first-contentful-paint')[0] && go()).observe({ type: 'paint', buffered: true });
-    } catch {}
-    setTimeout(go, 200);
+    requestAnimationFrame(() => setTimeout(go));
+    setTimeout(go, 100);
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', afterPaint);
   else start();

@@ -120,7 +120,10 @@ pub fn App() -> impl IntoView {
 fn LabArea() -> impl IntoView {
     let lab = expect_context::<Lab>();
     move || {
-        lab.scenario.track();
+        // Read, not only tracked: a memo that nobody has read yet is computed by its
+        // first reader, and that counts as a change to whoever only tracked it (the lab
+        // was built twice at start: the grid again in the effects' microtask).
+        lab.scenario.get();
         lab.opened.track();
         untrack(|| view! { <LabGrid/> })
     }
