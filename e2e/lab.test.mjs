@@ -542,6 +542,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.equal(await lab.invariantStatus(), 'holds');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'failed');
       assert.match(await lab.text('client-belief'), /422/);
+      assert.match(await lab.text('phone-screen'), /422 idempotency_key_reused/, 'the phone does not call a refund a payment');
     });
   });
 

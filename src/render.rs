@@ -292,6 +292,10 @@ pub fn client(ui: &Ui, w: &World) -> String {
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
         // The app tells the user the value was changed elsewhere.
         Belief::ChangedElsewhere => (ui.belief_elsewhere.to_string(), "failed"),
+        // A refund is not a payment: the app says what it was answered.
+        Belief::Failed(..) if matches!(op.spec, OpSpec::Refund(_)) => {
+            (belief_text(ui, &op.belief), "failed")
+        }
         Belief::Failed(..) => (ui.screen_failed.to_string(), "failed"),
         // Past its deadline the app still does not know: it says so, never "failed".
         Belief::GaveUp => (ui.screen_checking.to_string(), "checking"),
@@ -1155,6 +1159,21 @@ mod tests {
             !html.contains("account-balance"),
             "values the scenario lacks are absent"
         );
+    }
+
+    /// key-scope with the fingerprint: the refund gets 422, and the phone says
+    /// so; "Payment failed" is a payment's screen.
+    #[test]
+    fn a_refused_refund_is_not_a_failed_payment_on_the_phone() {
+        let s = scenario::by_id("key-scope").unwrap();
+        let toggles = s
+            .default_toggles()
+            .with(idem_sim::Toggle::Fingerprint, true);
+        let r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
+        let ui = ui(Lang::En);
+        let screen = attr_text(&client(ui, r.end()), "phone-screen");
+        assert_eq!(screen, "failed (422 idempotency_key_reused)");
+        assert_ne!(screen, ui.screen_failed);
     }
 
     #[test]
