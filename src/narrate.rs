@@ -3,6 +3,7 @@
 //! templates of the lesson's [`Ui`] text. It decides nothing about the run.
 
 use crate::lesson::Ui;
+use idem_sim::http::ErrorCode;
 use idem_sim::net::LossCause;
 use idem_sim::scenario::{Phase, EMAILS};
 use idem_sim::text::dollars;
@@ -253,7 +254,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                     (_, true) => ui.n_status_replay,
                     (400, _) => ui.n_status_400,
                     // A conditional write's 409 is the same refusal as a 412.
-                    (409, _) if *error == Some("version_mismatch") => ui.n_status_412,
+                    (409, _) if *error == Some(ErrorCode::VersionMismatch) => ui.n_status_412,
                     (409, _) => ui.n_status_409,
                     (422, _) => ui.n_status_422,
                     (412, _) => ui.n_status_412,
@@ -438,7 +439,7 @@ mod tests {
                 h,
                 Happening::Responded {
                     status: 409,
-                    error: Some("version_mismatch"),
+                    error: Some(ErrorCode::VersionMismatch),
                     ..
                 }
             )

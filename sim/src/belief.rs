@@ -1,5 +1,7 @@
 //! [`Belief`]: what the client believes about one operation.
 
+use crate::http::ErrorCode;
+
 /// What the client believes about one operation. Kept apart from what
 /// actually happened (the processor's charges, the ledger's rows).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -11,7 +13,7 @@ pub enum Belief {
     Unknown,
     Succeeded(String),
     /// A definite failure (4xx), with its status and error code.
-    Failed(u16, &'static str),
+    Failed(u16, ErrorCode),
     /// The API answered 409 version_mismatch: the client re-reads the account.
     Conflict,
     /// The client re-read the account and must decide again.

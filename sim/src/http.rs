@@ -148,7 +148,43 @@ pub enum Reply {
     /// A value the handler answers with: the order's status, the profile's email.
     Value(String),
     /// A machine-readable error code, as Stripe puts it in `error.code`.
-    Error(&'static str),
+    Error(ErrorCode),
+}
+
+/// The error codes an answer carries: typed, so the client and the narration
+/// decide on the variant, never on its spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    BadRequest,
+    IdempotencyKeyMissing,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
+    VersionMismatch,
+    PreconditionFailed,
+    InternalError,
+    UpstreamTimeout,
+}
+
+impl ErrorCode {
+    /// As the answer's body spells it: `idempotency_key_in_use`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::IdempotencyKeyMissing => "idempotency_key_missing",
+            ErrorCode::IdempotencyKeyInUse => "idempotency_key_in_use",
+            ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
+            ErrorCode::VersionMismatch => "version_mismatch",
+            ErrorCode::PreconditionFailed => "precondition_failed",
+            ErrorCode::InternalError => "internal_error",
+            ErrorCode::UpstreamTimeout => "upstream_timeout",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A response on the wire. `replayed` marks a stored response served again.
@@ -174,7 +210,7 @@ impl Response {
             Reply::Account { balance, version } => format!("balance={balance} v{version}"),
             Reply::Liked => "liked".into(),
             Reply::Value(v) => v.clone(),
-            Reply::Error(code) => (*code).to_string(),
+            Reply::Error(code) => code.as_str().to_string(),
         };
         let mut s = format!("{} {detail}", self.status);
         if self.replayed {

@@ -5,7 +5,7 @@
 //! where it would have arrived, so the page can draw it breaking off.
 
 use crate::db::{Outcome, Stmt};
-use crate::http::{Request, Response};
+use crate::http::{ErrorCode, Request, Response};
 use crate::redis;
 use crate::time::Millis;
 use std::fmt;
@@ -135,7 +135,7 @@ pub enum Payload {
     },
     /// The processor refused: this key was used for a charge with other parameters.
     ChargeRefused {
-        code: &'static str,
+        code: ErrorCode,
     },
     Produce {
         producer: u32,

@@ -5,6 +5,7 @@
 use crate::belief::Belief;
 use crate::command::Command;
 use crate::db::{Outcome, Stmt, TxId};
+use crate::http::ErrorCode;
 use crate::invariant::Invariant;
 use crate::net::{Fate, LossCause, MsgId, NodeId, PayloadKind, ReqId};
 use crate::redis;
@@ -90,7 +91,7 @@ pub enum Happening {
         node: NodeId,
         status: u16,
         replayed: bool,
-        error: Option<&'static str>,
+        error: Option<ErrorCode>,
     },
     ClientSent {
         op: usize,

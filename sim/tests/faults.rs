@@ -14,6 +14,7 @@
 //!   processor refuses a reused key with other parameters.
 
 use idem_sim::db::Value;
+use idem_sim::http::ErrorCode;
 use idem_sim::key::KeyRecord;
 use idem_sim::net::NodeId;
 use idem_sim::redis;
@@ -385,7 +386,7 @@ fn the_processor_refuses_a_reused_key_with_other_parameters() {
     let end = r.end();
     assert_eq!(
         end.client.ops[1].belief,
-        Belief::Failed(422, "idempotency_key_reused"),
+        Belief::Failed(422, ErrorCode::IdempotencyKeyReused),
         "{}",
         r.text()
     );

@@ -8,6 +8,7 @@
 //! Every run here uses seed 1 and no random faults: the scenario's own
 //! default fault (the lost ack, the scripted crash…) drives the story.
 
+use idem_sim::http::ErrorCode;
 use idem_sim::scenario::{self, Handler, Scenario, Toggle};
 use idem_sim::trace::{Cause, Happening};
 use idem_sim::world::Belief;
@@ -1084,7 +1085,10 @@ fn key_reuse_with_fingerprint_gets_422() {
                 total: 100,
                 ledger: &["pay_1"],
                 redis: &[("idem:u42:K1", DAY_MS)],
-                beliefs: vec![ok("pay_1"), Belief::Failed(422, "idempotency_key_reused")],
+                beliefs: vec![
+                    ok("pay_1"),
+                    Belief::Failed(422, ErrorCode::IdempotencyKeyReused),
+                ],
                 ..Expect::default()
             },
         );

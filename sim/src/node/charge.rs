@@ -6,7 +6,7 @@
 //! the outbox with the ledger row for the relay (`node::handlers`) to send.
 
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
-use crate::http::Reply;
+use crate::http::{ErrorCode, Reply};
 use crate::key::{KeyRecord, Paid};
 use crate::node::rules::{col, key_cond, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
@@ -173,7 +173,7 @@ pub(crate) fn rules(
         }
     };
     let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
-    let timeout = Act::error(503, "upstream_timeout");
+    let timeout = Act::error(503, ErrorCode::UpstreamTimeout);
     if h.failed {
         // The key is stored or deleted (or the store did not answer): the 503.
         return timeout;
@@ -220,7 +220,7 @@ pub(crate) fn rules(
         }
         (Phase::Receive, _) => match (cfg, &key) {
             (None, _) => start_work(None),
-            (Some(_), None) => Act::error(400, "idempotency_key_missing"),
+            (Some(_), None) => Act::error(400, ErrorCode::IdempotencyKeyMissing),
             (Some(c), Some(k)) => match (c.store, c.atomic) {
                 (KeyStore::Redis, false) => {
                     Act::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
@@ -281,7 +281,7 @@ pub(crate) fn rules(
                 Some(s) => decide(h, out, c, s),
                 None if h.phase == Phase::Lookup => {
                     // Claimed a moment ago and already gone (its lease ran out): try again later.
-                    Act::error(409, "idempotency_key_in_use")
+                    Act::error(409, ErrorCode::IdempotencyKeyInUse)
                 }
                 None if postgres => {
                     let k = key.clone().unwrap_or_default();
@@ -299,7 +299,7 @@ pub(crate) fn rules(
         (Phase::Claim, result) => match result {
             Input::Redis(redis::Reply::Ok) => start_work(cfg),
             Input::Sql(o) if o.count() == 1 => start_work(cfg),
-            Input::Sql(Outcome::Error(_)) => Act::error(409, "idempotency_key_in_use"),
+            Input::Sql(Outcome::Error(_)) => Act::error(409, ErrorCode::IdempotencyKeyInUse),
             Input::Redis(_) => Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key()))),
             _ => Act::Go(
                 Phase::Lookup,
@@ -313,7 +313,7 @@ pub(crate) fn rules(
             if o.count() == 1 {
                 start_work(cfg)
             } else {
-                Act::error(409, "idempotency_key_in_use")
+                Act::error(409, ErrorCode::IdempotencyKeyInUse)
             }
         }
         (Phase::Begin, Input::Sql(_)) => {
@@ -394,7 +394,7 @@ pub(crate) fn rules(
                     ..
                 })
             ) {
-                return Act::error(500, "internal_error");
+                return Act::error(500, ErrorCode::InternalError);
             }
             let (payment, paid) = payment_of(h, amount);
             if outbox {
@@ -440,7 +440,7 @@ pub(crate) fn rules(
                 }),
             )
         }
-        _ => Act::error(500, "internal_error"),
+        _ => Act::error(500, ErrorCode::InternalError),
     }
 }
 
@@ -533,7 +533,7 @@ fn insert_key(h: &mut Handling, out: &Out, key: &str, hash: &str, atomic: bool) 
 /// The key is known: refuse, wait, take over or replay.
 fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
     if c.fingerprint && s.hash != h.req.body.fingerprint() {
-        return Act::error(422, "idempotency_key_reused");
+        return Act::error(422, ErrorCode::IdempotencyKeyReused);
     }
     let postgres = c.store == KeyStore::Postgres;
     // Redis drops an expired key by itself; a Postgres row is there until it is reclaimed.
@@ -541,7 +541,7 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
     if s.completed && !expired {
         if s.code == 503 {
             // A timeout stored as final (`Toggle::ErrorsReplayed`): replayed as it was.
-            return Act::Respond(503, Reply::Error("upstream_timeout"), true);
+            return Act::Respond(503, Reply::Error(ErrorCode::UpstreamTimeout), true);
         }
         return paid(s.payment, s.amount, true);
     }
@@ -565,5 +565,5 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
             }),
         );
     }
-    Act::error(409, "idempotency_key_in_use")
+    Act::error(409, ErrorCode::IdempotencyKeyInUse)
 }

@@ -3,7 +3,7 @@
 //! answer or runs out of attempts.
 
 use crate::belief::Belief;
-use crate::http::{Body, KeyId, OpId, Reply, Request, Response};
+use crate::http::{Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
 use crate::net::{NodeId, Payload};
 use crate::node::charge::key_cfg;
 use crate::out::{Event, EventKey, Out};
@@ -334,7 +334,7 @@ impl Client {
             return;
         }
         match (r.status, &r.reply) {
-            (409, Reply::Error("version_mismatch")) | (412, _) => {
+            (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {
                 // The version moved: re-read before deciding again.
                 self.set_belief(op, Belief::Conflict, out);
                 self.send(op, lane, out);
@@ -343,7 +343,7 @@ impl Client {
             (status, Reply::Error(code)) => {
                 self.lane_done(op, lane, out);
                 if !self.ops[op].belief.is_definite() {
-                    self.set_belief(op, Belief::Failed(status, code), out);
+                    self.set_belief(op, Belief::Failed(status, *code), out);
                     self.next_op(op, out);
                 }
             }

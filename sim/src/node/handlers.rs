@@ -4,7 +4,7 @@
 //! a like, paying an order.
 
 use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
-use crate::http::{Body, Reply, Request};
+use crate::http::{Body, ErrorCode, Reply, Request};
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{col, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
@@ -22,7 +22,7 @@ pub(crate) fn rules(
     let req = &h.req;
     let charges = matches!(req.body, Body::Charge { .. } | Body::Refund { .. });
     if input == Input::Timeout && !charges {
-        return Act::error(503, "upstream_timeout");
+        return Act::error(503, ErrorCode::UpstreamTimeout);
     }
     // With `ScopedKey` the key is stored under the method and path too.
     let key = req.key.map(|k| match out.has(Toggle::ScopedKey) {
@@ -34,7 +34,7 @@ pub(crate) fn rules(
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
             (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
             (_, Input::Sql(o)) => row_reply(&o),
-            _ => Act::error(500, "internal_error"),
+            _ => Act::error(500, ErrorCode::InternalError),
         },
         // A refund runs the charge's rules with the money going back.
         (
@@ -63,10 +63,10 @@ pub(crate) fn rules(
                             version,
                             Toggle::IfMatch,
                         ),
-                        _ => return Act::error(400, "bad_request"),
+                        _ => return Act::error(400, ErrorCode::BadRequest),
                     };
                     let Stmt::Select { table, mut cond } = select_row(req) else {
-                        return Act::error(500, "internal_error");
+                        return Act::error(500, ErrorCode::InternalError);
                     };
                     if out.has(check) {
                         cond.push(Cond::Eq("version", Value::Int(version)));
@@ -82,10 +82,10 @@ pub(crate) fn rules(
                 // The version moved since the client read it: 409 for the debit's
                 // own field, 412 for If-Match (RFC 9110 §13.1.1).
                 (Phase::ReadAccount, Input::Sql(_)) => match req.body {
-                    Body::Put { .. } => Act::error(412, "precondition_failed"),
-                    _ => Act::error(409, "version_mismatch"),
+                    Body::Put { .. } => Act::error(412, ErrorCode::PreconditionFailed),
+                    _ => Act::error(409, ErrorCode::VersionMismatch),
                 },
-                _ => Act::error(500, "internal_error"),
+                _ => Act::error(500, ErrorCode::InternalError),
             }
         }
         (Handler::Like, Body::Like { op_id }) => {
@@ -116,7 +116,7 @@ pub(crate) fn rules(
                 (Phase::Increment | Phase::Commit, Input::Sql(_)) => {
                     Act::Respond(200, Reply::Liked, false)
                 }
-                _ => Act::error(500, "internal_error"),
+                _ => Act::error(500, ErrorCode::InternalError),
             }
         }
         (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
@@ -147,9 +147,9 @@ pub(crate) fn rules(
             (Phase::InsertPayment, Input::Sql(_)) => {
                 Act::Respond(200, Reply::Value("PAID".into()), false)
             }
-            _ => Act::error(500, "internal_error"),
+            _ => Act::error(500, ErrorCode::InternalError),
         },
-        _ => Act::error(400, "bad_request"),
+        _ => Act::error(400, ErrorCode::BadRequest),
     }
 }
 
@@ -192,7 +192,7 @@ fn relay(h: &mut Handling, input: Input) -> Act {
                 )],
             }),
         ),
-        _ => Act::error(503, "upstream_timeout"),
+        _ => Act::error(503, ErrorCode::UpstreamTimeout),
     }
 }
 
@@ -219,7 +219,7 @@ fn row_reply(o: &Outcome) -> Act {
             },
             v => Reply::Value(v.as_text().unwrap_or_default().into()),
         },
-        _ => return Act::error(500, "internal_error"),
+        _ => return Act::error(500, ErrorCode::InternalError),
     };
     Act::Respond(200, reply, false)
 }

@@ -2,7 +2,7 @@
 //! when the API passes one: the same key gets the original charge back, and
 //! a reused key with other parameters is refused.
 
-use crate::http::OpId;
+use crate::http::{ErrorCode, OpId};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::out::Out;
 use crate::time::Millis;
@@ -43,7 +43,7 @@ impl Processor {
         if known.is_some_and(|i| self.charges[i].amount != amount) {
             // A processor checks a reused key's parameters, as Stripe does.
             let p = Payload::ChargeRefused {
-                code: "idempotency_key_reused",
+                code: ErrorCode::IdempotencyKeyReused,
             };
             out.send(NodeId::Processor, from, p, req);
             return;

@@ -6,7 +6,7 @@
 //! A handler reads what Postgres answers, never its tables.
 
 use crate::db::{Cond, Outcome, Stmt, Value};
-use crate::http::{Reply, Request};
+use crate::http::{ErrorCode, Reply, Request};
 use crate::key::{KeyRecord, Paid};
 use crate::net::{NodeId, ReqId};
 use crate::out::EventKey;
@@ -145,7 +145,7 @@ pub(crate) enum Input {
     Sql(Outcome),
     Charged(String, bool),
     /// The processor refused the charge (a definite answer).
-    Refused(&'static str),
+    Refused(ErrorCode),
     /// The mail service accepted the email.
     Emailed,
     Memory(Option<Stored>),
@@ -174,7 +174,7 @@ pub(crate) enum Act {
 }
 
 impl Act {
-    pub(crate) fn error(status: u16, code: &'static str) -> Act {
+    pub(crate) fn error(status: u16, code: ErrorCode) -> Act {
         Act::Respond(status, Reply::Error(code), false)
     }
 }
