@@ -546,6 +546,17 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     });
   });
 
+  test('Russian mode: a refused action is explained in Russian, not in the core\'s English', async () => {
+    await withLab(q({ scenario: 'naive-post', lang: 'ru' }), async (lab) => {
+      await lab.toEnd();
+      await lab.byId('btn-drop-ack').click();
+      await lab.byId('notice').waitFor({ state: 'visible' });
+      const notice = await lab.text('notice');
+      assert.match(notice, /Так нельзя: прогон окончен/);
+      assert.doesNotMatch(notice, /[A-Za-z]{3,}/, `no English in the Russian notice: ${notice}`);
+    });
+  });
+
   test('Russian mode: the phone receipt shows the amount the app paid', async () => {
     await withLab(q({ scenario: 'key-reuse-different-body' }), async (lab) => {
       await lab.toEnd();

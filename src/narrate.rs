@@ -8,7 +8,7 @@ use idem_sim::net::LossCause;
 use idem_sim::scenario::{Phase, EMAILS};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
-use idem_sim::world::{Belief, Command};
+use idem_sim::world::{Belief, Command, CommandError};
 use idem_sim::{Invariant, Millis, NodeId};
 
 /// Fills `{}` placeholders in order.
@@ -63,6 +63,31 @@ pub fn short_duration(ui: &Ui, t: Millis) -> String {
         (n, ui.unit_s)
     };
     format!("{n} {unit}")
+}
+
+/// Why a command was refused, in the reader's language (the core's `Display` of
+/// `CommandError` is English, for its own text trace).
+pub fn refusal(ui: &Ui, e: &CommandError) -> String {
+    let one = |t: &str, a: &str| fill(t, &[a]);
+    match e {
+        CommandError::NoSuchMessage(m) => one(ui.cmd_no_message, &m.0.to_string()),
+        CommandError::NotCrashable(n) => one(ui.cmd_not_crashable, &node_name(ui, *n)),
+        CommandError::AlreadyDown(n) => one(ui.cmd_already_down, &node_name(ui, *n)),
+        CommandError::AlreadyUp(n) => one(ui.cmd_already_up, &node_name(ui, *n)),
+        CommandError::BadCount(c) => fill(
+            ui.cmd_bad_count,
+            &[
+                &c.to_string(),
+                &Command::PARALLEL.start().to_string(),
+                &Command::PARALLEL.end().to_string(),
+            ],
+        ),
+        CommandError::NoClient => ui.cmd_no_client.into(),
+        CommandError::BadDuration(d) => one(ui.cmd_bad_duration, &duration(ui, *d)),
+        CommandError::NoAccount => ui.cmd_no_account.into(),
+        CommandError::NothingToLose => ui.cmd_nothing_to_lose.into(),
+        CommandError::BeyondTheEnd(k) => one(ui.cmd_beyond_end, &k.to_string()),
+    }
 }
 
 /// A node's name in the reader's language.
@@ -234,7 +259,14 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 amount,
                 replayed: false,
                 ..
-            } => Some(fill(ui.n_charged, &[&dollars(*amount), charge])),
+            } => Some(fill(
+                if *amount < 0 {
+                    ui.n_refunded
+                } else {
+                    ui.n_charged
+                },
+                &[&dollars(amount.abs()), charge],
+            )),
             Happening::Charged {
                 charge,
                 key,
@@ -428,6 +460,71 @@ mod tests {
                 "{lines:?}"
             );
         }
+    }
+
+    /// key-scope's refund (a charge of -$100) is narrated as a refund of $100.
+    #[test]
+    fn a_refund_is_narrated_as_a_refund() {
+        let s = scenario::by_id("key-scope").unwrap();
+        let mut config = Config::defaults(&s, 1);
+        config.toggles = config.toggles.with(Toggle::ScopedKey, true);
+        let run = Run::new(s, config);
+        let rec = run
+            .trace
+            .iter()
+            .find(|r| {
+                r.happenings.iter().any(|h| {
+                    matches!(h, Happening::Charged { amount, replayed: false, .. } if *amount < 0)
+                })
+            })
+            .expect("the scoped refund reaches the processor");
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let lines = narrate(ui, rec);
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with(&fill(ui.n_refunded, &["100.00", ""])[..16])),
+                "{lines:?}"
+            );
+            assert!(!lines.iter().any(|l| l.contains("-100")), "{lines:?}");
+        }
+    }
+
+    /// Regression: a refused command's reason was the core's English text, inside the
+    /// Russian notice ("Так нельзя: the run is over: …").
+    #[test]
+    fn a_refused_command_is_explained_in_the_readers_language() {
+        use idem_sim::MsgId;
+        let all = [
+            CommandError::NoSuchMessage(MsgId(7)),
+            CommandError::NotCrashable(NodeId::Redis),
+            CommandError::AlreadyDown(NodeId::Api(0)),
+            CommandError::AlreadyUp(NodeId::Postgres),
+            CommandError::BadCount(11),
+            CommandError::NoClient,
+            CommandError::BadDuration(Millis::hours(24 * 31)),
+            CommandError::NoAccount,
+            CommandError::NothingToLose,
+            CommandError::BeyondTheEnd(99),
+        ];
+        let ru = ui(Lang::Ru);
+        for e in &all {
+            let text = refusal(ru, e);
+            // Latin letters only in a node's own name ("API A"), none in the sentence.
+            let names: String = [NodeId::Redis, NodeId::Api(0), NodeId::Postgres]
+                .iter()
+                .fold(text.clone(), |t, n| t.replace(&node_name(ru, *n), ""));
+            assert!(
+                !names.chars().any(|c| c.is_ascii_alphabetic()),
+                "{e:?}: {text}"
+            );
+            assert_ne!(text, refusal(ui(Lang::En), e), "{e:?}");
+        }
+        assert_eq!(
+            refusal(ui(Lang::En), &CommandError::BadCount(11)),
+            "11 parallel retries: choose 2 to 10"
+        );
     }
 
     /// Regression: conditional-update's `409 version_mismatch` was narrated as "a

@@ -707,6 +707,8 @@ ui_struct! {
     n_sql_waits,
     n_rollback_crash,
     n_charged,
+    /// A refund: a charge of a negative amount (key-scope).
+    n_refunded,
     n_charge_replayed,
     n_status_replay,
     n_status_400,
@@ -763,6 +765,18 @@ ui_struct! {
     statement,
     parallel_count,
     command_failed,
+    /// Why a command was refused (`CommandError`), the `{}` of `command_failed`:
+    /// a message's number, a node's name, a duration, a count or a step.
+    cmd_no_message,
+    cmd_not_crashable,
+    cmd_already_down,
+    cmd_already_up,
+    cmd_bad_count,
+    cmd_no_client,
+    cmd_bad_duration,
+    cmd_no_account,
+    cmd_nothing_to_lose,
+    cmd_beyond_end,
     node_down,
     timeline,
     keyboard_hint,

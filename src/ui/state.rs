@@ -282,10 +282,8 @@ impl Lab {
         match result {
             Ok(()) => self.go(k + 1),
             Err(e) => {
-                let msg = fill(
-                    ui(self.lang.get_untracked()).command_failed,
-                    &[&e.to_string()],
-                );
+                let ui = ui(self.lang.get_untracked());
+                let msg = fill(ui.command_failed, &[&crate::narrate::refusal(ui, &e)]);
                 self.notices.update(|n| n.push(msg));
             }
         }
