@@ -345,6 +345,25 @@ fn links_and_questions_point_to_scenarios() {
     }
 }
 
+/// A predict question is asked at its run's decisive step: a scenario whose default
+/// run has none never asks it (key-reuse-different-body did not, so the reader
+/// could not answer every question and an LMS never saw the lesson completed).
+#[test]
+fn every_predict_question_has_a_decisive_step_to_be_asked_at() {
+    for q in lesson(Lang::En).questions {
+        if q.kind != QKind::Predict {
+            continue;
+        }
+        let s = q.scenario.scenario();
+        let run = idem_sim::Run::new(s.clone(), idem_sim::Config::defaults(s, 1));
+        assert!(
+            run.decisive_step().is_some(),
+            "{}: no decisive step",
+            q.scenario
+        );
+    }
+}
+
 #[test]
 fn every_pitfall_is_linked_from_the_anti_patterns() {
     for lang in Lang::ALL {

@@ -99,7 +99,11 @@ impl Client {
         key_cfg(out.scenario, out.toggles)?;
         match out.scenario.ops.get(op).map(|o| o.key) {
             Some(KeyMode::ReuseOf(earlier)) => match self.ops.get(earlier) {
-                Some(o) if o.key.is_some() => o.key,
+                Some(o) if o.key.is_some() => {
+                    // An earlier operation's key is on its way again (key-reuse-different-body).
+                    out.decisive();
+                    o.key
+                }
                 // Nothing to reuse (yet): a key of its own.
                 _ => self.new_key(out),
             },
