@@ -241,10 +241,7 @@ impl Params {
         let s = self.scenario.scenario();
         let toggles = self.toggles(s.default_toggles());
         let config = idem_sim::Config::defaults(s, self.seed).with_toggles(toggles);
-        let s = Scenario {
-            retry: self.retry.unwrap_or(s.retry),
-            ..s.clone()
-        };
+        let s = s.with_retry(self.retry.unwrap_or(s.retry));
         idem_sim::Run::replay(s, config, &self.commands)
     }
 

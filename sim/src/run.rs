@@ -186,10 +186,7 @@ impl Run {
     /// The same run with the client under `retry` (the reader's numbers) and
     /// `toggles`, the reader's commands replayed as [`Run::with_toggles`] does.
     pub fn with_policy(&self, retry: Retry, toggles: Toggles) -> (Run, Vec<Dropped>) {
-        let s = Scenario {
-            retry,
-            ..(*self.scenario).clone()
-        };
+        let s = self.scenario.with_retry(retry);
         let config = Config {
             toggles,
             ..self.config

@@ -332,6 +332,15 @@ impl Scenario {
         self.retry.under(toggles)
     }
 
+    /// The same scenario with its client under `retry` (the reader's numbers): what
+    /// a link, a re-run and the explorer's worker each run.
+    pub fn with_retry(&self, retry: Retry) -> Scenario {
+        Scenario {
+            retry,
+            ..self.clone()
+        }
+    }
+
     /// The defences this scenario offers, in its order (bugs and variants are not
     /// defences): what the truth table combines and what a "fix it" answer picks from.
     pub fn defences(&self) -> Vec<Toggle> {

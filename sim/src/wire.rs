@@ -209,10 +209,7 @@ impl Request {
     /// The scenario as the reader runs it: the catalogue's, its client under
     /// the request's policy.
     pub fn setup(&self) -> Scenario {
-        Scenario {
-            retry: self.retry,
-            ..self.scenario.scenario().clone()
-        }
+        self.scenario.scenario().with_retry(self.retry)
     }
 
     pub fn encode(&self) -> Vec<u32> {

@@ -23,7 +23,7 @@ fn with_the_app() -> Vec<Scenario> {
 
 /// The scenario's run with the client under `retry`.
 fn run(s: &Scenario, retry: Retry, seed: u64) -> Run {
-    let s = Scenario { retry, ..s.clone() };
+    let s = s.with_retry(retry);
     let config = Config::defaults(&s, seed);
     Run::new(s, config)
 }

@@ -637,7 +637,7 @@ pub enum Near {
     Play,
     Faults,
     Switches,
-    /// Under the client pane's policy.
+    /// Under the policy's fields (below the switches).
     Policy,
     /// Under the lab: the question, the progress.
     Text,
