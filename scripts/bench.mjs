@@ -23,7 +23,8 @@
 //    (bench/counter: the same release profile, wasm-opt and minifier, built here with
 //    Trunk into target/bench-counter) and against a static HTML page as large as all of
 //    dist/, in the same run. Measured inside the page with performance.now(), whose origin
-//    is navigation start.
+//    is navigation start. And against a static page as large as the English page (the
+//    size of the paint baseline below): the floor of any page with the lesson's text.
 // Timings are medians of RUNS cold loads (9 unless BENCH_RUNS says otherwise), each line
 // with the machine's load average while it was measured: a loaded machine stretches them.
 // 4. Animation: frame intervals while the lab plays with 50 messages in flight (five
@@ -352,12 +353,14 @@ async function main() {
     const old = [];
     const bare = [];
     const baseline = [];
+    const text = [];
     for (let i = 0; i < RUNS; i++) {
       load();
       lesson.push(await timeToReady(browser, lessonUrl, true));
       if (before) old.push(await timeToReady(browser, before.url, true));
       bare.push(await timeToReady(browser, counter.url));
       baseline.push(await timeToReady(browser, baselineUrl));
+      text.push(await timeToReady(browser, server.origin + PAINT_BASELINE('en')));
     }
     console.log('');
     console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each, alternating`);
@@ -368,10 +371,14 @@ async function main() {
       if (before) row(`lesson of BENCH_BEFORE`, at(old));
       row('bare Leptos counter', at(bare));
       row(`static HTML page, ${kb(sizes.total.raw).trim()}`, at(baseline));
+      row(`static HTML page, ${kb(pageBytes('en')).trim()} (as ${PAGES.en})`, at(text));
       const ratio = (xs, ys) => (median(at(xs)) / median(at(ys))).toFixed(2);
       console.log(`  ratio lesson / bare Leptos counter: ${ratio(lesson, bare)}x` +
         (before ? ` (BENCH_BEFORE's: ${ratio(old, bare)}x)` : '') +
         `; lesson / static page: ${ratio(lesson, baseline)}x`);
+      // The floor: a page with as much text as the lesson's and no script at all.
+      console.log(`  ratio static page as large as ${PAGES.en} / bare Leptos counter: ${ratio(text, bare)}x ` +
+        '(what any page with this much text costs before its module does anything)');
     }
     // The rest of the lab, drawn after its core: against the counter responsive.
     const whole = (xs) => xs.map((x) => x.whole);
