@@ -110,6 +110,8 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
         const on = c.on ? c.on.split(',') : [];
         const why = `${c.fault}, defences: ${c.on}`;
         if (!on.includes('scoped-key') && !on.includes('fingerprint')) assert.equal(c.verdict, 'breaks', `keys by user and key only (${why})`);
+        // The fingerprint alone refuses the refund (422): caught, but not made.
+        if (!on.includes('scoped-key') && on.includes('fingerprint')) assert.equal(c.verdict, 'breaks', `the fingerprint alone (${why})`);
         // (A crash restarted at any later point, or 25 h of clock, may outlast the
         // app's retries, as in idempotency-key: those cells are the ADR's, not the scope's.)
         const scoped = ['scoped-key', 'atomic-claim', 'key-to-processor'].every((d) => on.includes(d));

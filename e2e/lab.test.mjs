@@ -527,19 +527,26 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       await lab.toEnd();
       assert.deepEqual(await outcome(), ['1', '1', '$100.00'], 'no refund');
       assert.equal(await lab.byId('inv-response-matches-request').getAttribute('class'), 'bad');
+      assert.equal(await lab.byId('inv-refund-made').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app believes the refund is done');
+      assert.equal(await lab.text('phone-screen'), 'Refunded $100.00', 'the app tells the customer so');
       await lab.setToggle('scoped-key', true);
       await lab.toEnd();
       assert.deepEqual(await outcome(), ['2', '2', '$0.00'], 'the refund runs under its own key');
       assert.equal(await lab.invariantStatus(), 'holds');
+      assert.equal(await lab.text('truth'), 'Refunds to the card for this refund: 1, $100.00 in all');
+      assert.match(await lab.text('client-belief'), /re_2/, 'the refund has a refund id');
     });
   });
 
-  test('one key for two endpoints with the fingerprint: the refund gets 422 (Russian)', async () => {
+  test('one key for two endpoints with the fingerprint: the refund gets 422 and is not made (Russian)', async () => {
     await withLab(q({ scenario: 'key-scope', on: 'fingerprint', lang: 'ru' }), async (lab) => {
       await lab.toEnd();
       assert.equal(await lab.text('customer-charged'), '$100.00', 'still no refund');
-      assert.equal(await lab.invariantStatus(), 'holds');
+      // Caught, not fixed: no answer is wrong, but the refund asked for is not made.
+      assert.equal(await lab.invariantStatus(), 'violated');
+      assert.equal(await lab.byId('inv-refund-made').getAttribute('class'), 'bad');
+      assert.notEqual(await lab.byId('inv-response-matches-request').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'failed');
       assert.match(await lab.text('client-belief'), /422/);
       assert.match(await lab.text('phone-screen'), /422 idempotency_key_reused/, 'the phone does not call a refund a payment');

@@ -5,7 +5,7 @@
 use crate::lesson::Ui;
 use idem_sim::http::ErrorCode;
 use idem_sim::net::LossCause;
-use idem_sim::scenario::{Phase, EMAILS};
+use idem_sim::scenario::{Phase, Scenario, EMAILS};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
 use idem_sim::world::{Belief, Command, CommandError};
@@ -66,14 +66,14 @@ pub fn short_duration(ui: &Ui, t: Millis) -> String {
 }
 
 /// Why a command was refused, in the reader's language (the core's `Display` of
-/// `CommandError` is English, for its own text trace).
-pub fn refusal(ui: &Ui, e: &CommandError) -> String {
+/// `CommandError` is English, for its own text trace); `s` names its nodes.
+pub fn refusal(ui: &Ui, s: &Scenario, e: &CommandError) -> String {
     let one = |t: &str, a: &str| fill(t, &[a]);
     match e {
         CommandError::NoSuchMessage(m) => one(ui.cmd_no_message, &m.0.to_string()),
-        CommandError::NotCrashable(n) => one(ui.cmd_not_crashable, &node_name(ui, *n)),
-        CommandError::AlreadyDown(n) => one(ui.cmd_already_down, &node_name(ui, *n)),
-        CommandError::AlreadyUp(n) => one(ui.cmd_already_up, &node_name(ui, *n)),
+        CommandError::NotCrashable(n) => one(ui.cmd_not_crashable, &node_name(ui, s, *n)),
+        CommandError::AlreadyDown(n) => one(ui.cmd_already_down, &node_name(ui, s, *n)),
+        CommandError::AlreadyUp(n) => one(ui.cmd_already_up, &node_name(ui, s, *n)),
         CommandError::BadCount(c) => fill(
             ui.cmd_bad_count,
             &[
@@ -90,13 +90,23 @@ pub fn refusal(ui: &Ui, e: &CommandError) -> String {
     }
 }
 
-/// A node's name in the reader's language.
-pub fn node_name(ui: &Ui, n: NodeId) -> String {
+/// A node's name in the reader's language, as scenario `s` uses it: a payment's
+/// API and ledger, or an API and a database (`Scenario::takes_payments`).
+pub fn node_name(ui: &Ui, s: &Scenario, n: NodeId) -> String {
+    let pay = s.takes_payments();
     match n {
         NodeId::Client => ui.node_mobile_app.into(),
-        NodeId::Api(i) => fill(ui.node_api_instance, &[&((b'A' + i) as char).to_string()]),
+        NodeId::Api(i) => fill(
+            if pay {
+                ui.node_api_instance
+            } else {
+                ui.node_api
+            },
+            &[&((b'A' + i) as char).to_string()],
+        ),
         NodeId::Redis => ui.node_redis.into(),
-        NodeId::Postgres => ui.node_postgres.into(),
+        NodeId::Postgres if pay => ui.node_postgres.into(),
+        NodeId::Postgres => ui.node_database.into(),
         NodeId::Processor => ui.node_processor.into(),
         NodeId::Broker => ui.node_kafka.into(),
         NodeId::Consumer => ui.node_consumer.into(),
@@ -128,6 +138,7 @@ pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
         Invariant::ResponseMatchesRequest => ui.inv_replay_same_request,
         Invariant::OneReceipt => ui.inv_one_receipt,
         Invariant::NewerWriteKept => ui.inv_newer_write_kept,
+        Invariant::RefundMade => ui.inv_refund_made,
     }
 }
 
@@ -182,8 +193,8 @@ pub fn belief_text(ui: &Ui, b: &Belief) -> String {
     }
 }
 
-/// The sentences that explain a step, most important first.
-pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
+/// The sentences that explain a step of a run of `s`, most important first.
+pub fn narrate(ui: &Ui, s: &Scenario, rec: &StepRecord) -> Vec<String> {
     let mut out = Vec::new();
     if let Cause::Command(c) = &rec.cause {
         match c {
@@ -199,7 +210,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
     }
     let mut retry_said = false;
     for h in &rec.happenings {
-        let s = match h {
+        let line = match h {
             Happening::Decisive => Some(ui.n_decisive.to_string()),
             Happening::ClientSent { attempt, key, .. } => {
                 let key = key.clone().unwrap_or_else(|| ui.n_no_key.into());
@@ -240,7 +251,7 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
             Happening::Duplicated { .. } => Some(ui.n_duplicated.to_string()),
             Happening::Phase { node, phase, .. } if *phase != Phase::Reply => Some(format!(
                 "{} — {}.",
-                node_name(ui, *node),
+                node_name(ui, s, *node),
                 phase_text(ui, *phase)
             )),
             Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
@@ -295,14 +306,14 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
                 };
                 Some(fill(
                     ui.n_respond,
-                    &[&node_name(ui, *node), &status.to_string(), why],
+                    &[&node_name(ui, s, *node), &status.to_string(), why],
                 ))
             }
             Happening::Belief { belief, .. } if !matches!(belief, Belief::Waiting) => {
                 Some(fill(ui.n_belief, &[&belief_text(ui, belief)]))
             }
-            Happening::Crashed(n) => Some(fill(ui.n_crashed, &[&node_name(ui, *n)])),
-            Happening::Restarted(n) => Some(fill(ui.n_restarted, &[&node_name(ui, *n)])),
+            Happening::Crashed(n) => Some(fill(ui.n_crashed, &[&node_name(ui, s, *n)])),
+            Happening::Restarted(n) => Some(fill(ui.n_restarted, &[&node_name(ui, s, *n)])),
             Happening::ClockAdvanced(d) => Some(fill(ui.n_clock, &[&duration(ui, *d)])),
             Happening::KeyExpired(k) => Some(fill(ui.n_key_expired, &[k])),
             Happening::Appended {
@@ -332,9 +343,9 @@ pub fn narrate(ui: &Ui, rec: &StepRecord) -> Vec<String> {
             }
             _ => None,
         };
-        if let Some(s) = s {
-            if !out.contains(&s) {
-                out.push(s);
+        if let Some(line) = line {
+            if !out.contains(&line) {
+                out.push(line);
             }
         }
     }
@@ -392,8 +403,8 @@ mod tests {
                     },
                 );
                 for rec in &run.trace {
-                    let en = narrate(ui(Lang::En), rec);
-                    let ru = narrate(ui(Lang::Ru), rec);
+                    let en = narrate(ui(Lang::En), s, rec);
+                    let ru = narrate(ui(Lang::Ru), s, rec);
                     assert!(!en.is_empty() && !ru.is_empty());
                     for line in &en {
                         assert!(!has_cyrillic(line), "{}: {line}", s.id);
@@ -411,7 +422,7 @@ mod tests {
         let s = scenario::by_id("naive-post").unwrap();
         let run = Run::new(s.clone(), Config::defaults(&s, 1));
         let ui = ui(Lang::En);
-        let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, r)).collect();
+        let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, &s, r)).collect();
         assert!(all
             .iter()
             .any(|l| l.contains("201 pay_1") && l.contains(&fill(ui.n_lost_ack, &["201 pay_1"]))));
@@ -451,9 +462,10 @@ mod tests {
                 }
             )
         });
+        let s = scenario::by_id("naive-post").unwrap();
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let lines = narrate(ui, rec);
+            let lines = narrate(ui, &s, rec);
             assert!(!lines.contains(&ui.n_nothing.to_string()), "{lines:?}");
             assert!(
                 lines.contains(&fill(ui.n_executed, &["Postgres", "INSERT 0 1"])),
@@ -468,7 +480,7 @@ mod tests {
         let s = scenario::by_id("key-scope").unwrap();
         let mut config = Config::defaults(&s, 1);
         config.toggles = config.toggles.with(Toggle::ScopedKey, true);
-        let run = Run::new(s, config);
+        let run = Run::new(s.clone(), config);
         let rec = run
             .trace
             .iter()
@@ -480,7 +492,7 @@ mod tests {
             .expect("the scoped refund reaches the processor");
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let lines = narrate(ui, rec);
+            let lines = narrate(ui, &s, rec);
             assert!(
                 lines
                     .iter()
@@ -509,22 +521,52 @@ mod tests {
             CommandError::BeyondTheEnd(99),
         ];
         let ru = ui(Lang::Ru);
+        let s = &scenario::by_id("naive-post").unwrap();
         for e in &all {
-            let text = refusal(ru, e);
+            let text = refusal(ru, s, e);
             // Latin letters only in a node's own name ("API A"), none in the sentence.
             let names: String = [NodeId::Redis, NodeId::Api(0), NodeId::Postgres]
                 .iter()
-                .fold(text.clone(), |t, n| t.replace(&node_name(ru, *n), ""));
+                .fold(text.clone(), |t, n| t.replace(&node_name(ru, s, *n), ""));
             assert!(
                 !names.chars().any(|c| c.is_ascii_alphabetic()),
                 "{e:?}: {text}"
             );
-            assert_ne!(text, refusal(ui(Lang::En), e), "{e:?}");
+            assert_ne!(text, refusal(ui(Lang::En), s, e), "{e:?}");
         }
         assert_eq!(
-            refusal(ui(Lang::En), &CommandError::BadCount(11)),
+            refusal(ui(Lang::En), s, &CommandError::BadCount(11)),
             "11 parallel retries: choose 2 to 10"
         );
+    }
+
+    /// Regression: late-put's profile, conditional-update's account and
+    /// counter-increment's likes were narrated as "Payment API A" and the
+    /// "Payments Ledger": a scenario that takes no payment has an API and a
+    /// database; a payment keeps its payment API and ledger.
+    #[test]
+    fn only_a_payment_has_a_payment_api_and_ledger() {
+        for s in scenario::all() {
+            let pay = s.takes_payments();
+            for lang in Lang::ALL {
+                let ui = ui(lang);
+                let api = node_name(ui, s, NodeId::Api(0));
+                let db = node_name(ui, s, NodeId::Postgres);
+                assert_eq!(api == fill(ui.node_api_instance, &["A"]), pay, "{}", s.id);
+                assert_eq!(db == ui.node_postgres, pay, "{}", s.id);
+                assert_eq!(api == fill(ui.node_api, &["A"]), !pay, "{}", s.id);
+                assert_eq!(db == ui.node_database, !pay, "{}", s.id);
+            }
+        }
+        let s = scenario::by_id("late-put").unwrap();
+        let run = Run::new(s.clone(), Config::defaults(&s, 1));
+        let said: Vec<String> = run
+            .trace
+            .iter()
+            .flat_map(|r| narrate(ui(Lang::En), &s, r))
+            .collect();
+        assert!(said.iter().any(|l| l.starts_with("API A — ")), "{said:?}");
+        assert!(!said.iter().any(|l| l.contains("Payment")), "{said:?}");
     }
 
     /// Regression: conditional-update's `409 version_mismatch` was narrated as "a
@@ -541,9 +583,10 @@ mod tests {
                 }
             )
         });
+        let s = scenario::by_id("conditional-update").unwrap();
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let said = narrate(ui, rec).join(" ");
+            let said = narrate(ui, &s, rec).join(" ");
             assert!(said.contains(ui.n_status_412), "{said}");
             assert!(!said.contains(ui.n_status_409), "{said}");
         }

@@ -10,7 +10,7 @@ use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use idem_sim::db::Value;
 use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
-use idem_sim::scenario::{Figure, OpSpec, Scenario};
+use idem_sim::scenario::{Figure, OpSpec};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::{key_ttl, Belief};
@@ -201,10 +201,16 @@ pub fn processor(ui: &Ui, w: &World) -> String {
             "li",
             &[("class", if c.at == w.now { "changed" } else { "" })],
         );
+        // The customer's statement: a charge takes money, a refund gives it back.
+        let (sign, amount) = if c.amount < 0 {
+            ("+", -c.amount)
+        } else {
+            ("−", c.amount)
+        };
         h.el("code", &[], &c.id).el(
             "span",
             &[("class", "amount")],
-            &format!("−${}", dollars(c.amount)),
+            &format!("{sign}${}", dollars(amount)),
         );
         if let Some(k) = &c.key {
             h.el("code", &[("class", "muted")], k);
@@ -287,6 +293,8 @@ pub fn client(ui: &Ui, w: &World) -> String {
             OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. } => {
                 (fill(ui.screen_receipt, &[&dollars(a)]), "receipt")
             }
+            // What the app was told, right or not (key-scope's replay says so too).
+            OpSpec::Refund(a) => (fill(ui.screen_refunded, &[&dollars(a)]), "receipt"),
             _ => (format!("✓ {what}"), "receipt"),
         },
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
@@ -334,10 +342,12 @@ pub fn client(ui: &Ui, w: &World) -> String {
             .filter(|c| c.op == i)
             .map(|c| c.amount)
             .collect();
-        let text = fill(
-            ui.truth_charges,
-            &[&charges.len().to_string(), &dollars(charges.iter().sum())],
-        );
+        // A refund's money goes back: its own words, and the sum as given back.
+        let (label, sum) = match op.spec {
+            OpSpec::Refund(_) => (ui.truth_refunds, -charges.iter().sum::<i64>()),
+            _ => (ui.truth_charges, charges.iter().sum()),
+        };
+        let text = fill(label, &[&charges.len().to_string(), &dollars(sum)]);
         h.el("dt", &[], ui.truth_title);
         h.el(
             "dd",
@@ -396,10 +406,9 @@ pub fn client(ui: &Ui, w: &World) -> String {
 
 /// The numbers that matter for this scenario, and each invariant's status.
 pub fn outcome(ui: &Ui, w: &World) -> String {
-    let s: &Scenario = &w.scenario;
     let mut h = Html::new();
     head(&mut h, ui.pane_outcome, None);
-    if let Some(expected) = s.expected_charge {
+    if let Some(expected) = w.expected_charge() {
         let total = w.processor.total();
         h.open(
             "p",
@@ -495,7 +504,7 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
         &[("class", "narration"), ("data-testid", "narration-text")],
     );
     let lines = match rec {
-        Some(r) => narrate(ui, r),
+        Some(r) => narrate(ui, &w.scenario, r),
         None => vec![ui.n_start.to_string()],
     };
     for l in &lines {
@@ -707,7 +716,7 @@ pub fn topology(
                 ("rx", "10"),
             ],
         );
-        let full = node_name(ui, *node);
+        let full = node_name(ui, &w.scenario, *node);
         let (title, detail) = match full.split_once(" (") {
             Some((a, b)) => (a.to_string(), b.trim_end_matches(')').to_string()),
             None => (full.clone(), String::new()),
@@ -1174,6 +1183,48 @@ mod tests {
         let screen = attr_text(&client(ui, r.end()), "phone-screen");
         assert_eq!(screen, "failed (422 idempotency_key_reused)");
         assert_ne!(screen, ui.screen_failed);
+    }
+
+    /// Regression: key-scope's outcome read "$100.00 — expected $0.00" in red from
+    /// the payment on, a hint before the refund was even sent. Red only once the
+    /// replay tells the app its refund is made.
+    #[test]
+    fn the_outcome_turns_red_only_when_the_refund_is_cheated() {
+        let r = run("key-scope");
+        let ui = ui(Lang::En);
+        let decisive = r.decisive_step().expect("the refund is decisive");
+        for k in 0..=r.len() {
+            let html = outcome(ui, &r.state_at(k));
+            let red = html.contains("class=\"summary bad\"");
+            assert_eq!(red, k == r.len(), "step {k} (decisive {decisive}): {html}");
+        }
+        assert!(outcome(ui, &r.state_at(decisive)).contains("expected $100.00"));
+        assert!(outcome(ui, r.end()).contains("expected $0.00"));
+    }
+
+    /// Regression: the refund's row, the phone and the client pane spoke of a
+    /// payment (`pay_2`, "charges … for this payment", "−$-100.00").
+    #[test]
+    fn a_refund_is_shown_as_a_refund() {
+        let s = scenario::by_id("key-scope").unwrap();
+        let toggles = s.default_toggles().with(idem_sim::Toggle::ScopedKey, true);
+        let r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(toggles));
+        for lang in Lang::ALL {
+            let ui = ui(lang);
+            let pane = client(ui, r.end());
+            assert_eq!(
+                attr_text(&pane, "phone-screen"),
+                fill(ui.screen_refunded, &["100.00"])
+            );
+            assert_eq!(
+                attr_text(&pane, "truth"),
+                fill(ui.truth_refunds, &["1", "100.00"])
+            );
+            let statement = processor(ui, r.end());
+            assert!(statement.contains("+$100.00"), "{statement}");
+            assert!(!statement.contains("$-"), "{statement}");
+        }
+        assert!(postgres(ui(Lang::En), r.end(), r.trace.last()).contains("re_2"));
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub enum Invariant {
     OneReceipt,
     /// A newer write is never overwritten by an older one (a late PUT's retry).
     NewerWriteKept,
+    /// A refund the app asked for is made at the processor by the time the app
+    /// has its answer (a definite answer ends the operation: nothing retries it).
+    /// An app told "refused" (422) is answered, not refunded; one told "done"
+    /// by a replay of another request's answer is neither.
+    RefundMade,
 }
 
 /// When a property is judged, as in stateright's `always` / `eventually`.
@@ -39,7 +44,7 @@ pub enum Expect {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 8] = [
+    pub const ALL: [Invariant; 9] = [
         Invariant::AtMostOnceCharge,
         Invariant::LedgerMatchesCharges,
         Invariant::LikesMatchOps,
@@ -48,6 +53,7 @@ impl Invariant {
         Invariant::ResponseMatchesRequest,
         Invariant::OneReceipt,
         Invariant::NewerWriteKept,
+        Invariant::RefundMade,
     ];
 
     /// Stable id for test ids and URLs.
@@ -61,6 +67,7 @@ impl Invariant {
             Invariant::ResponseMatchesRequest => "response-matches-request",
             Invariant::OneReceipt => "one-receipt",
             Invariant::NewerWriteKept => "newer-write-kept",
+            Invariant::RefundMade => "refund-made",
         }
     }
 

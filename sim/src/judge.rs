@@ -3,6 +3,7 @@
 
 use crate::invariant::{Expect, Invariant};
 use crate::net::NodeId;
+use crate::scenario::OpSpec;
 use crate::trace::Happening;
 use crate::world::World;
 
@@ -43,6 +44,15 @@ impl Invariant {
                 sent <= rows && (sent == rows || !w.is_quiet())
             }
             Invariant::NewerWriteKept => w.newest.is_none_or(|v| w.email().as_deref() == Some(v)),
+            // Each refund the app has its answer for has money going back at the processor.
+            Invariant::RefundMade => w.client.ops.iter().enumerate().all(|(i, o)| {
+                !matches!(o.spec, OpSpec::Refund(_))
+                    || !o.belief.is_definite()
+                    || w.processor
+                        .charges
+                        .iter()
+                        .any(|c| c.op == i && c.amount < 0)
+            }),
         }
     }
 }

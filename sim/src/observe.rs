@@ -4,6 +4,7 @@
 //! of them a scenario shows is the catalogue's (`Scenario::shows`).
 
 use crate::db::Value;
+use crate::node::client::ClientOp;
 use crate::scenario::Figure;
 use crate::world::World;
 
@@ -52,6 +53,15 @@ impl World {
         }
     }
 
+    /// The money the customer should have paid so far, by the operations the
+    /// app has started ([`ClientOp::owed`]); `None` where the scenario takes no
+    /// money. The outcome line compares the processor's total with it.
+    pub fn expected_charge(&self) -> Option<i64> {
+        self.scenario
+            .shows(Figure::Charges)
+            .then(|| self.client.ops.iter().map(ClientOp::owed).sum())
+    }
+
     /// The profile's committed email, where there is one.
     pub fn email(&self) -> Option<String> {
         self.db
@@ -90,7 +100,7 @@ mod tests {
             let w = World::new(Arc::new(s.clone()), Config::defaults(s, 1));
             let has = |t| w.db.table(t).is_some();
             let held = [
-                (Figure::Charges, s.expected_charge.is_some()),
+                (Figure::Charges, s.takes_payments()),
                 (Figure::LedgerRows, has("payments")),
                 (Figure::Account, has("accounts")),
                 (Figure::Likes, has("posts")),

@@ -119,8 +119,11 @@ impl Out<'_> {
         *self.intended_debits += amount;
     }
 
-    pub fn new_payment_id(&mut self) -> String {
-        let id = format!("pay_{}", *self.next_payment);
+    /// A ledger row's id: `pay_N`, or `re_N` for a refund (money going back),
+    /// as the processor names its refund.
+    pub fn new_payment_id(&mut self, amount: i64) -> String {
+        let kind = if amount < 0 { "re" } else { "pay" };
+        let id = format!("{kind}_{}", *self.next_payment);
         *self.next_payment += 1;
         id
     }

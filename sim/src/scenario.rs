@@ -291,8 +291,6 @@ pub struct Scenario {
     pub invariants: &'static [Invariant],
     /// A crashed node comes back after this long (a supervisor restarts it).
     pub auto_restart: Option<Millis>,
-    /// The money the customer expects to pay, for the outcome line.
-    pub expected_charge: Option<i64>,
     /// The figures its outcome pane shows, in order (`World::observables` has
     /// exactly these; a test checks that its stores hold each).
     pub shows: &'static [Figure],
@@ -428,16 +426,24 @@ impl Scenario {
             v.push(NodeId::Client);
         }
         v.extend((0..self.apis).map(NodeId::Api));
-        let payment = matches!(self.handler, Handler::Charge { .. } | Handler::PayOrder);
         match self.handler {
             Handler::Pipeline => v.extend([NodeId::Broker, NodeId::Consumer, NodeId::Postgres]),
-            _ if payment => v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor]),
+            _ if self.takes_payments() => {
+                v.extend([NodeId::Redis, NodeId::Postgres, NodeId::Processor])
+            }
             _ => v.push(NodeId::Postgres),
         }
         if self.sends_receipts() {
             v.push(NodeId::Mail);
         }
         v
+    }
+
+    /// It is a payment (`Charge`, `PayOrder`): its API is a payment API, its
+    /// Postgres the payments ledger, and the card processor takes the money.
+    /// The others (an account, a like, a profile) are an API and a database.
+    pub fn takes_payments(&self) -> bool {
+        matches!(self.handler, Handler::Charge { .. } | Handler::PayOrder)
     }
 
     /// Its handler emails the customer a receipt for each payment.

@@ -222,9 +222,9 @@ fn late_put_with_if_match_keeps_the_newer_write_in_every_order_and_single_fault(
 /// jump, under three configurations of the ADR's handler. Keys by user and key
 /// only: some path replays the payment's answer to the refund. Scoped by method
 /// and path: nothing breaks, and every end where the app got both answers has
-/// the refund made (the customer back at $0). The fingerprint alone: nothing
-/// breaks either — the refund gets 422 and the app knows — but no end has the
-/// refund made.
+/// the refund made (the customer back at $0). The fingerprint alone: the refund
+/// gets 422 and the app knows, so no answer is wrong — but no end has the
+/// refund made, and every end says so (`RefundMade`).
 #[test]
 fn key_scope_scoped_keys_make_the_refund_in_every_order_and_single_fault() {
     let s = scenario::by_id("key-scope").expect("key-scope");
@@ -247,6 +247,8 @@ fn key_scope_scoped_keys_make_the_refund_in_every_order_and_single_fault() {
             );
             let replayed = report.violation(Invariant::ResponseMatchesRequest);
             assert_eq!(replayed.is_some(), !scoped && !fingerprint, "{b:?}");
+            let not_made = report.violation(Invariant::RefundMade);
+            assert_eq!(not_made.is_some(), !scoped, "{b:?}");
             for e in &report.outcomes {
                 let both = e
                     .outcome
@@ -261,7 +263,8 @@ fn key_scope_scoped_keys_make_the_refund_in_every_order_and_single_fault() {
                     assert_eq!(e.outcome.seen.charged, 100, "{b:?}: {:?}", e.outcome);
                 }
                 if fingerprint {
-                    assert!(e.outcome.broken.is_empty(), "{b:?}: {:?}", e.outcome);
+                    let refund = [Invariant::RefundMade];
+                    assert_eq!(e.outcome.broken, refund, "{b:?}: {:?}", e.outcome);
                     assert_eq!(e.outcome.beliefs[1], Believed::Failed(422), "{b:?}");
                 }
             }

@@ -1030,9 +1030,19 @@ fn in_memory_store_one_instance_remembers_until_it_restarts() {
 
 // ---------------------------------------------------------------- 7. key-reuse-different-body
 
+/// Where the scenario watches refunds (key-scope) and none is made: its
+/// `RefundMade` breaks when the app gets its answer to the refund.
+fn no_refund_made(r: &Run) -> Option<(Invariant, usize)> {
+    let answered =
+        |h: &Happening| matches!(h, Happening::Belief { op: 1, belief } if belief.is_definite());
+    let watched = r.scenario.invariants.contains(&Invariant::RefundMade);
+    watched.then(|| (Invariant::RefundMade, nth_step(r, 1, answered)))
+}
+
 /// The second operation reused the first one's key and got its stored answer
 /// (`201 pay_1`): one charge, one row, and the app believes both succeeded;
-/// `ResponseMatchesRequest` breaks when it says so.
+/// `ResponseMatchesRequest` breaks when it says so (and, in key-scope,
+/// `RefundMade` at the end).
 fn gets_the_first_operations_answer(r: &Run) {
     let wrong = nth_step(r, 1, |h| {
         matches!(
@@ -1051,7 +1061,10 @@ fn gets_the_first_operations_answer(r: &Run) {
             ledger: &["pay_1"],
             redis: &[("idem:u42:K1", DAY_MS)],
             beliefs: vec![ok("pay_1"), ok("pay_1")],
-            broken: vec![(Invariant::ResponseMatchesRequest, wrong)],
+            broken: [(Invariant::ResponseMatchesRequest, wrong)]
+                .into_iter()
+                .chain(no_refund_made(r))
+                .collect(),
             ..Expect::default()
         },
     );
@@ -1073,7 +1086,7 @@ fn key_reuse_without_fingerprint_returns_the_wrong_stored_response() {
 /// With the fingerprint a key reused for another request gets 422: another
 /// amount, or another endpoint (key-scope's refund: its method, path and body
 /// differ from the payment's). The mistake is caught; nothing else is charged
-/// or refunded.
+/// or refunded, and key-scope says the refund was not made.
 #[test]
 fn key_reuse_with_fingerprint_gets_422() {
     for id in ["key-reuse-different-body", "key-scope"] {
@@ -1089,6 +1102,7 @@ fn key_reuse_with_fingerprint_gets_422() {
                     ok("pay_1"),
                     Belief::Failed(422, ErrorCode::IdempotencyKeyReused),
                 ],
+                broken: no_refund_made(&r).into_iter().collect(),
                 ..Expect::default()
             },
         );
@@ -1893,19 +1907,75 @@ fn key_scope_scoped_by_method_and_path_the_refund_runs() {
         Expect {
             charges: 2,
             total: 0,
-            ledger: &["pay_1", "pay_2"],
+            // The refund's ledger row is a refund, as at the processor.
+            ledger: &["pay_1", "re_2"],
             redis: &[
                 ("idem:u42:POST /charges:K1", DAY_MS),
                 ("idem:u42:POST /refunds:K1", DAY_MS),
             ],
-            beliefs: vec![ok("pay_1"), ok("pay_2")],
+            beliefs: vec![ok("pay_1"), ok("re_2")],
             ..Expect::default()
         },
     );
     let end = r.end();
     assert_eq!(end.processor.charges[1].id, "re_2");
     assert_eq!(end.processor.charges[1].amount, -100);
-    assert_eq!(client_got(&r), ["201 pay_1", "201 pay_2"]);
+    assert_eq!(client_got(&r), ["201 pay_1", "201 re_2"]);
+}
+
+/// Regression: with the fingerprint alone every invariant held and the outcome
+/// was green, though the refund the app asked for was never made (it got 422).
+/// `RefundMade` says so once the run is quiet; scoped keys make it hold.
+#[test]
+fn key_scope_a_refused_refund_is_not_made_and_the_outcome_says_so() {
+    let r = run("key-scope", &[(Toggle::Fingerprint, true)]);
+    let end = r.end();
+    assert_eq!(end.invariants.get(&Invariant::RefundMade), Some(&false));
+    assert!(!end.all_hold(), "{}", r.text());
+    for set in [
+        &[(Toggle::ScopedKey, true)][..],
+        &[(Toggle::ScopedKey, true), (Toggle::Fingerprint, true)],
+    ] {
+        let r = run("key-scope", set);
+        assert_eq!(r.end().invariants.get(&Invariant::RefundMade), Some(&true));
+        assert!(r.end().all_hold(), "{set:?}: {}", r.text());
+    }
+}
+
+/// Regression: the customer's expected total counted the refund from the run's
+/// start, so the outcome read "$100.00 — expected $0.00" in red from the
+/// payment on. A payment counts from its first attempt, a refund once the app
+/// is told it is made: the replay's 201 is the first moment money is missing.
+#[test]
+fn key_scope_expects_the_refund_only_once_the_app_is_told_it_is_made() {
+    let r = run("key-scope", &[]);
+    let told = nth_step(&r, 1, |h| {
+        matches!(
+            h,
+            Happening::Belief {
+                op: 1,
+                belief: Belief::Succeeded(_)
+            }
+        )
+    });
+    for k in 0..=r.len() {
+        let w = r.state_at(k);
+        let (expected, charged) = (w.expected_charge(), w.processor.total());
+        let paying = w.client.ops[0].attempts > 0 && k < told;
+        let want = if paying { 100 } else { 0 };
+        assert_eq!(expected, Some(want), "step {k}\n{}", r.text());
+        assert_eq!(charged > want, k >= told, "step {k}\n{}", r.text());
+    }
+    // Scoped, the refund is made before the app is told: never more than expected.
+    let r = run("key-scope", &[(Toggle::ScopedKey, true)]);
+    for k in 0..=r.len() {
+        let w = r.state_at(k);
+        assert!(
+            w.processor.total() <= w.expected_charge().unwrap(),
+            "step {k}"
+        );
+    }
+    assert_eq!(r.end().expected_charge(), Some(0));
 }
 
 // ---------------------------------------------------------------- every scenario is covered

@@ -620,8 +620,8 @@ pub static LESSON: Lesson = Lesson {
             explain: &[
                 P("The app makes the Idempotency-Key from the order: `order-42` (K1 in the lab). It pays with it — `POST /charges`, 201 `pay_1` — and when the customer cancels the order, it asks for the refund with the same key: `POST /refunds`."),
                 P("The API stores keys by user and key only: `idem:u42:K1`. The refund finds the payment's completed record, and the API replays its answer: `201 pay_1 (replay)`. No refund is made — one charge, one ledger row — yet the app believes it is done."),
-                P("**Scoped by method and path.** The API stores the key as `idem:u42:POST /refunds:K1` and passes it on to the processor. The refund runs: `re_2`, −$100, a second ledger row; the customer is back at $0."),
-                P("**A fingerprint instead.** The refund's hash of method, path and body differs, so the API answers `422 Unprocessable Content`, as the IETF draft advises. The mistake is caught, but no refund is made, and every retry gets 422 again — until the client makes a key per operation (`order-42:refund`) or the server scopes it."),
+                P("**Scoped by method and path.** The API stores the key as `idem:u42:POST /refunds:K1` and passes it on to the processor. The refund runs: `re_2` at the processor and in the ledger, −$100; the customer is back at $0."),
+                P("**A fingerprint instead.** The refund's hash of method, path and body differs, so the API answers `422 Unprocessable Content`, as the IETF draft advises. The mistake is caught, but no refund is made — “The refund asked for is made” is violated — and every retry gets 422 again — until the client makes a key per operation (`order-42:refund`) or the server scopes it."),
                 Note("A key names an operation, not an object. Store it under the user, the method and the path; the fingerprint catches a client that reuses a key anyway."),
             ],
         },
@@ -888,6 +888,8 @@ pub static UI: Ui = Ui {
     node_api_instance: "Payment API {}",
     node_redis: "Idempotency Store (Redis)",
     node_postgres: "Payments Ledger (Postgres)",
+    node_api: "API {}",
+    node_database: "Database (Postgres)",
     node_processor: "Card Processor",
     node_mail: "Mail service",
     node_kafka: "Message broker (Kafka)",
@@ -901,6 +903,7 @@ pub static UI: Ui = Ui {
     inv_replay_same_request: "A replayed response answers the same request",
     inv_one_receipt: "Exactly one receipt per payment",
     inv_newer_write_kept: "A newer write is not overwritten",
+    inv_refund_made: "The refund asked for is made",
     holds: "holds",
     violated: "violated",
 
@@ -938,6 +941,7 @@ pub static UI: Ui = Ui {
     retry_range: "{}: from {} to {}; “{}” became {}.",
     retry_bad: "“retry={}” is not five numbers; the scenario's policy is kept.",
     screen_receipt: "Paid ${}",
+    screen_refunded: "Refunded ${}",
 
 
     unknown_scenario: "Unknown scenario “{}”; showing the first one.",
@@ -1079,6 +1083,7 @@ pub static UI: Ui = Ui {
     var_delete_on_error: "Powertools: the key is deleted",
     truth_title: "What actually happened",
     truth_charges: "Charges to the card for this payment: {}, ${} in all",
+    truth_refunds: "Refunds to the card for this refund: {}, ${} in all",
     unique_index: "unique",
     index_absent: "missing",
     open_tx: "open transaction {}",

@@ -743,7 +743,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(&[In(Begin)], "BEGIN"),
                 c(
                     &[In(InsertPayment), In(FindPayment)],
-                    "INSERT INTO payments VALUES ('pay_2', 42, -100, 'K1') ON CONFLICT DO NOTHING",
+                    "INSERT INTO payments VALUES ('re_2', 42, -100, 'K1') ON CONFLICT DO NOTHING",
                 ),
                 c(&[In(Commit)], "COMMIT"),
                 l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),

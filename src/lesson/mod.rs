@@ -526,8 +526,13 @@ ui_struct! {
     node_mobile_app,
     /// A named API instance; `{}` is the instance letter (A, B).
     node_api_instance,
+    /// An API instance of a scenario that takes no payment (an account, a like,
+    /// a profile); `{}` is the instance letter.
+    node_api,
     node_redis,
     node_postgres,
+    /// Postgres where it holds no payments ledger (`Scenario::takes_payments`).
+    node_database,
     node_processor,
     node_mail,
     node_kafka,
@@ -542,6 +547,7 @@ ui_struct! {
     inv_replay_same_request,
     inv_one_receipt,
     inv_newer_write_kept,
+    inv_refund_made,
     holds,
     violated,
 
@@ -574,6 +580,8 @@ ui_struct! {
     screen_checking,
     /// `{}` is the amount, e.g. `100.00`.
     screen_receipt,
+    /// The app was told its refund is made; `{}` is the amount, e.g. `100.00`.
+    screen_refunded,
     /// The client pane: the name of the retry policy's row.
     retry_policy,
     /// The policy: `{}` the timeout per attempt, `{}` the attempts, `{}` the first
@@ -754,6 +762,8 @@ ui_struct! {
     var_delete_on_error,
     truth_title,
     truth_charges,
+    /// A refund's row in the client pane: `{}` the refunds at the processor, `{}` their sum.
+    truth_refunds,
     unique_index,
     index_absent,
     open_tx,

@@ -415,6 +415,7 @@ pub fn patch(lab: Lab) {
         let toggles = lab.toggles.get();
         let nodes = lab.run.with(|r| r.scenario.nodes());
         lab.world.with(|w| {
+            let s = &w.scenario;
             for n in nodes.into_iter().filter(|n| n.can_crash()) {
                 let Some(b) = find(&format!(
                     "{}[data-node={}]",
@@ -431,7 +432,7 @@ pub fn patch(lab: Lab) {
                 };
                 set(&b, "data-testid", &format!("btn-{testid}-{}", n.slug()));
                 set(&b, "class", if up { "danger" } else { "" });
-                set_text(&b, &format!("{verb}: {}", node_name(ui, n)));
+                set_text(&b, &format!("{verb}: {}", node_name(ui, s, n)));
             }
         });
         for t in Toggle::ALL {

@@ -283,7 +283,10 @@ impl Lab {
             Ok(()) => self.go(k + 1),
             Err(e) => {
                 let ui = ui(self.lang.get_untracked());
-                let msg = fill(ui.command_failed, &[&crate::narrate::refusal(ui, &e)]);
+                let why = self
+                    .run
+                    .with_untracked(|r| crate::narrate::refusal(ui, &r.scenario, &e));
+                let msg = fill(ui.command_failed, &[&why]);
                 self.notices.update(|n| n.push(msg));
             }
         }

@@ -43,6 +43,18 @@ pub struct Lane {
 }
 
 impl ClientOp {
+    /// What the customer owes for it so far: a payment from its first attempt
+    /// (money may be taken from then on) unless refused, a refund once the app
+    /// is told it is made (until then the money may still be taken).
+    pub fn owed(&self) -> i64 {
+        match (self.spec, &self.belief) {
+            (_, Belief::NotStarted | Belief::Failed(..)) => 0,
+            (OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. }, _) => a,
+            (OpSpec::Refund(a), Belief::Succeeded(_)) => -a,
+            _ => 0,
+        }
+    }
+
     pub fn body(&self) -> Body {
         match self.spec {
             OpSpec::Charge(amount) => Body::Charge { amount },

@@ -118,7 +118,6 @@ const fn base(id: ScenarioId, group: Group, handler: Handler, ops: &'static [Op]
         toggles: &[],
         invariants: DEFAULT_INVARIANTS,
         auto_restart: None,
-        expected_charge: Some(100),
         shows: PAYMENT_FIGURES,
         ledger_key: false,
         limits: &[],
@@ -171,7 +170,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 command: Command::ExternalDebit { amount: 30 },
                 only_with: Some(OtherWriter),
             }],
-            expected_charge: None,
             shows: &[Figure::Account],
             ..base(
                 Id::ConditionalUpdate,
@@ -186,7 +184,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             toggles: &[(OpDedup, false), (UniqueConstraint, true)],
             invariants: &[Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
-            expected_charge: None,
             shows: &[Figure::Likes],
             ..base(
                 Id::CounterIncrement,
@@ -342,7 +339,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             }],
             auto_restart: Some(Millis(800)),
             invariants: &[Invariant::BalanceMatches],
-            expected_charge: None,
             shows: &[Figure::Account],
             ..base(Id::ConsumerRedelivery, Pitfall, Handler::Pipeline, &[])
         },
@@ -418,7 +414,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 command: Command::ExternalPut,
                 only_with: None,
             }],
-            expected_charge: None,
             shows: &[Figure::Profile],
             ..base(
                 Id::LatePut,
@@ -446,9 +441,8 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::LedgerMatchesCharges,
                 Invariant::DefiniteAnswer,
                 Invariant::ResponseMatchesRequest,
+                Invariant::RefundMade,
             ],
-            // Paid, then refunded.
-            expected_charge: Some(0),
             ..base(
                 Id::KeyScope,
                 Pitfall,
