@@ -96,11 +96,12 @@ pub fn node_name(ui: &Ui, s: &Scenario, n: NodeId) -> String {
     let pay = s.takes_payments();
     match n {
         NodeId::Client => ui.node_mobile_app.into(),
+        // Not a payment: just an API, as the diagram's lane names it.
         NodeId::Api(i) => fill(
             if pay {
                 ui.node_api_instance
             } else {
-                ui.node_api
+                ui.short_api
             },
             &[&((b'A' + i) as char).to_string()],
         ),
@@ -554,7 +555,7 @@ mod tests {
                 let db = node_name(ui, s, NodeId::Postgres);
                 assert_eq!(api == fill(ui.node_api_instance, &["A"]), pay, "{}", s.id);
                 assert_eq!(db == ui.node_postgres, pay, "{}", s.id);
-                assert_eq!(api == fill(ui.node_api, &["A"]), !pay, "{}", s.id);
+                assert_eq!(api == fill(ui.short_api, &["A"]), !pay, "{}", s.id);
                 assert_eq!(db == ui.node_database, !pay, "{}", s.id);
             }
         }

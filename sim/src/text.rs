@@ -215,10 +215,17 @@ impl Payload {
             Payload::RedisReply(c, r) => format!("{} → {r}", short_redis(c)),
             Payload::Sql(s) => short_sql(s),
             Payload::SqlReply(s, o) => format!("{} → {}", short_sql(s), short_outcome(o)),
-            Payload::Charge { amount, key, .. } => match key {
-                Some(k) => format!("charge ${} {k}", dollars(*amount)),
-                None => format!("charge ${}", dollars(*amount)),
-            },
+            Payload::Charge { amount, key, .. } => {
+                // A negative charge is a refund: the money goes back.
+                let what = match *amount {
+                    a if a < 0 => format!("refund ${}", dollars(-a)),
+                    a => format!("charge ${}", dollars(a)),
+                };
+                match key {
+                    Some(k) => format!("{what} {k}"),
+                    None => what,
+                }
+            }
             Payload::ChargeRefused { code } => format!("400 {code}"),
             Payload::ChargeReply { charge, replayed } => {
                 if *replayed {

@@ -100,13 +100,14 @@ fn redis_log(run: &Run) -> Vec<String> {
 
 /// Labels of the responses that reached the client, in order.
 fn client_got(run: &Run) -> Vec<String> {
+    got(run, NodeId::Client)
+}
+
+/// Labels of the messages that reached `node`, in order.
+fn got(run: &Run, node: NodeId) -> Vec<String> {
     happenings(run)
         .filter_map(|h| match h {
-            Happening::Delivered {
-                to: NodeId::Client,
-                label,
-                ..
-            } => Some(label.clone()),
+            Happening::Delivered { to, label, .. } if *to == node => Some(label.clone()),
             _ => None,
         })
         .collect()
@@ -1921,6 +1922,14 @@ fn key_scope_scoped_by_method_and_path_the_refund_runs() {
     assert_eq!(end.processor.charges[1].id, "re_2");
     assert_eq!(end.processor.charges[1].amount, -100);
     assert_eq!(client_got(&r), ["201 pay_1", "201 re_2"]);
+    // The diagram's arrow to the processor is a refund, not a charge of $-100.
+    assert_eq!(
+        got(&r, NodeId::Processor),
+        [
+            "charge $100.00 POST /charges:K1",
+            "refund $100.00 POST /refunds:K1"
+        ]
+    );
 }
 
 /// Regression: with the fingerprint alone every invariant held and the outcome

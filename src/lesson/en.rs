@@ -888,7 +888,6 @@ pub static UI: Ui = Ui {
     node_api_instance: "Payment API {}",
     node_redis: "Idempotency Store (Redis)",
     node_postgres: "Payments Ledger (Postgres)",
-    node_api: "API {}",
     node_database: "Database (Postgres)",
     node_processor: "Card Processor",
     node_mail: "Mail service",

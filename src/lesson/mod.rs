@@ -526,9 +526,6 @@ ui_struct! {
     node_mobile_app,
     /// A named API instance; `{}` is the instance letter (A, B).
     node_api_instance,
-    /// An API instance of a scenario that takes no payment (an account, a like,
-    /// a profile); `{}` is the instance letter.
-    node_api,
     node_redis,
     node_postgres,
     /// Postgres where it holds no payments ledger (`Scenario::takes_payments`).
@@ -661,6 +658,8 @@ ui_struct! {
 
     // The lab: narration, phases and pane labels (added for the interactive page).
     short_client,
+    /// An API instance in the diagram's lanes, and the full name of one that takes
+    /// no payment (`narrate::node_name`); `{}` is the instance letter.
     short_api,
     short_processor,
     belief_not_started,

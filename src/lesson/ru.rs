@@ -889,7 +889,6 @@ pub static UI: Ui = Ui {
     node_api_instance: "Платёжный API {}",
     node_redis: "Хранилище идемпотентности (Redis)",
     node_postgres: "Журнал платежей (Postgres)",
-    node_api: "API {}",
     node_database: "База данных (Postgres)",
     node_processor: "Карточный процессинг",
     node_mail: "Почтовый сервис",
