@@ -4,11 +4,11 @@
 
 use crate::lesson::Ui;
 use idem_sim::http::ErrorCode;
-use idem_sim::net::LossCause;
+use idem_sim::net::{LossCause, Payload};
 use idem_sim::scenario::{Phase, Scenario, EMAILS};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
-use idem_sim::world::{Belief, Command, CommandError};
+use idem_sim::world::{Belief, Command, CommandError, World};
 use idem_sim::{Invariant, Millis, NodeId};
 
 /// Fills `{}` placeholders in order.
@@ -194,8 +194,19 @@ pub fn belief_text(ui: &Ui, b: &Belief) -> String {
     }
 }
 
-/// The sentences that explain a step of a run of `s`, most important first.
-pub fn narrate(ui: &Ui, s: &Scenario, rec: &StepRecord) -> Vec<String> {
+/// The sentences that explain a step, most important first. `w` is the world
+/// after the step: its scenario names the nodes, and it still holds the
+/// messages the step sent (a call to the processor of money going back is a
+/// refund).
+pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
+    let s = &*w.scenario;
+    let refund = rec.happenings.iter().any(|h| match h {
+        Happening::Sent { msg, .. } => w
+            .msgs
+            .get(msg)
+            .is_some_and(|m| matches!(m.payload, Payload::Charge { amount, .. } if amount < 0)),
+        _ => false,
+    });
     let mut out = Vec::new();
     if let Cause::Command(c) = &rec.cause {
         match c {
@@ -253,7 +264,10 @@ pub fn narrate(ui: &Ui, s: &Scenario, rec: &StepRecord) -> Vec<String> {
             Happening::Phase { node, phase, .. } if *phase != Phase::Reply => Some(format!(
                 "{} — {}.",
                 node_name(ui, s, *node),
-                phase_text(ui, *phase)
+                match phase {
+                    Phase::Charge if refund => ui.ph_refund,
+                    _ => phase_text(ui, *phase),
+                }
             )),
             Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
             // The statement itself is shown under the narration; say that it ran.
@@ -404,8 +418,9 @@ mod tests {
                     },
                 );
                 for rec in &run.trace {
-                    let en = narrate(ui(Lang::En), s, rec);
-                    let ru = narrate(ui(Lang::Ru), s, rec);
+                    let w = run.state_at(rec.index);
+                    let en = narrate(ui(Lang::En), &w, rec);
+                    let ru = narrate(ui(Lang::Ru), &w, rec);
                     assert!(!en.is_empty() && !ru.is_empty());
                     for line in &en {
                         assert!(!has_cyrillic(line), "{}: {line}", s.id);
@@ -423,7 +438,11 @@ mod tests {
         let s = scenario::by_id("naive-post").unwrap();
         let run = Run::new(s.clone(), Config::defaults(&s, 1));
         let ui = ui(Lang::En);
-        let all: Vec<String> = run.trace.iter().flat_map(|r| narrate(ui, &s, r)).collect();
+        let all: Vec<String> = run
+            .trace
+            .iter()
+            .flat_map(|r| narrate(ui, &run.state_at(r.index), r))
+            .collect();
         assert!(all
             .iter()
             .any(|l| l.contains("201 pay_1") && l.contains(&fill(ui.n_lost_ack, &["201 pay_1"]))));
@@ -436,22 +455,25 @@ mod tests {
         assert!(all.contains(&fill(ui.n_invariant_broken, &[ui.inv_at_most_once_charge])));
     }
 
-    /// The first step of `id`'s default run (seed 1) with a happening that `is`.
-    fn first_step(id: &str, is: impl Fn(&Happening) -> bool) -> StepRecord {
+    /// The first step of `id`'s default run (seed 1) with a happening that `is`,
+    /// and the world after it.
+    fn first_step(id: &str, is: impl Fn(&Happening) -> bool) -> (World, StepRecord) {
         let s = scenario::by_id(id).unwrap();
         let run = Run::new(s.clone(), Config::defaults(&s, 1));
-        run.trace
+        let rec = run
+            .trace
             .iter()
             .find(|r| r.happenings.iter().any(&is))
             .cloned()
-            .unwrap_or_else(|| panic!("{id}: no such step"))
+            .unwrap_or_else(|| panic!("{id}: no such step"));
+        (run.state_at(rec.index), rec)
     }
 
     /// Regression: the step where Postgres ran `INSERT … → INSERT 0 1` said "A message
     /// arrives; nothing else changes".
     #[test]
     fn a_step_that_runs_a_statement_says_so() {
-        let rec = &first_step("naive-post", |h| {
+        let (w, rec) = &first_step("naive-post", |h| {
             matches!(
                 h,
                 Happening::Sql {
@@ -463,10 +485,9 @@ mod tests {
                 }
             )
         });
-        let s = scenario::by_id("naive-post").unwrap();
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let lines = narrate(ui, &s, rec);
+            let lines = narrate(ui, w, rec);
             assert!(!lines.contains(&ui.n_nothing.to_string()), "{lines:?}");
             assert!(
                 lines.contains(&fill(ui.n_executed, &["Postgres", "INSERT 0 1"])),
@@ -475,7 +496,8 @@ mod tests {
         }
     }
 
-    /// key-scope's refund (a charge of -$100) is narrated as a refund of $100.
+    /// key-scope's refund (a charge of -$100) is narrated as a refund of $100: the
+    /// processor's step, and the API's call to it (it said "to charge the card").
     #[test]
     fn a_refund_is_narrated_as_a_refund() {
         let s = scenario::by_id("key-scope").unwrap();
@@ -491,9 +513,29 @@ mod tests {
                 })
             })
             .expect("the scoped refund reaches the processor");
+        let calls: Vec<&StepRecord> = run
+            .trace
+            .iter()
+            .filter(|r| {
+                r.happenings.iter().any(|h| {
+                    matches!(
+                        h,
+                        Happening::Phase {
+                            phase: Phase::Charge,
+                            ..
+                        }
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(calls.len(), 2, "the payment's call, then the refund's");
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let lines = narrate(ui, &s, rec);
+            let said = |r: &StepRecord| narrate(ui, &run.state_at(r.index), r).join(" ");
+            assert!(said(calls[0]).contains(ui.ph_charge), "{}", said(calls[0]));
+            assert!(said(calls[1]).contains(ui.ph_refund), "{}", said(calls[1]));
+            assert!(!said(calls[1]).contains(ui.ph_charge), "{}", said(calls[1]));
+            let lines = narrate(ui, &run.state_at(rec.index), rec);
             assert!(
                 lines
                     .iter()
@@ -564,7 +606,7 @@ mod tests {
         let said: Vec<String> = run
             .trace
             .iter()
-            .flat_map(|r| narrate(ui(Lang::En), &s, r))
+            .flat_map(|r| narrate(ui(Lang::En), &run.state_at(r.index), r))
             .collect();
         assert!(said.iter().any(|l| l.starts_with("API A — ")), "{said:?}");
         assert!(!said.iter().any(|l| l.contains("Payment")), "{said:?}");
@@ -574,7 +616,7 @@ mod tests {
     /// request with this key is still in progress"; it is the version refusal.
     #[test]
     fn a_version_mismatch_is_not_a_key_in_progress() {
-        let rec = &first_step("conditional-update", |h| {
+        let (w, rec) = &first_step("conditional-update", |h| {
             matches!(
                 h,
                 Happening::Responded {
@@ -584,10 +626,9 @@ mod tests {
                 }
             )
         });
-        let s = scenario::by_id("conditional-update").unwrap();
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
-            let said = narrate(ui, &s, rec).join(" ");
+            let said = narrate(ui, w, rec).join(" ");
             assert!(said.contains(ui.n_status_412), "{said}");
             assert!(!said.contains(ui.n_status_409), "{said}");
         }

@@ -504,7 +504,7 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
         &[("class", "narration"), ("data-testid", "narration-text")],
     );
     let lines = match rec {
-        Some(r) => narrate(ui, &w.scenario, r),
+        Some(r) => narrate(ui, w, r),
         None => vec![ui.n_start.to_string()],
     };
     for l in &lines {

@@ -997,6 +997,7 @@ pub static UI: Ui = Ui {
     ph_lookup: "reads what is stored under the key",
     ph_takeover: "takes over a claim whose lease ran out, with a new lock token",
     ph_charge: "asks the card processor to charge the card",
+    ph_refund: "asks the card processor to refund the card",
     ph_begin: "opens a transaction",
     ph_insert_payment: "writes the ledger row",
     ph_find_payment: "finds the payment the ledger already has for this key",

@@ -672,6 +672,8 @@ ui_struct! {
     ph_lookup,
     ph_takeover,
     ph_charge,
+    /// The API's call to the processor when the money goes back (key-scope's refund).
+    ph_refund,
     ph_begin,
     ph_insert_payment,
     ph_find_payment,
