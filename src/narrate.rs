@@ -245,9 +245,17 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
             } => Some(fill(ui.n_lost_down, &[label])),
             Happening::Lost {
                 label,
+                to,
                 cause: LossCause::ConnClosed,
                 ..
-            } => Some(fill(ui.n_lost_conn, &[label])),
+            } => Some(fill(
+                if *to == NodeId::Client {
+                    ui.n_lost_closed
+                } else {
+                    ui.n_lost_conn
+                },
+                &[label],
+            )),
             Happening::Lost { label, to, .. } => {
                 if *to == NodeId::Client {
                     Some(fill(ui.n_lost_ack, &[label]))
@@ -631,6 +639,33 @@ mod tests {
             let said = narrate(ui, w, rec).join(" ");
             assert!(said.contains(ui.n_status_412), "{said}");
             assert!(!said.contains(ui.n_status_409), "{said}");
+        }
+    }
+
+    /// Regression: receipt-email's 503 to the attempt the app had timed out (its
+    /// handler waited 3 s for the mail service) was "The app receives …"; the
+    /// app closed that connection, and the answer is dropped unread.
+    #[test]
+    fn an_answer_to_a_timed_out_attempt_is_never_read() {
+        let (w, rec) = &first_step("receipt-email", |h| {
+            matches!(
+                h,
+                Happening::Lost {
+                    to: NodeId::Client,
+                    cause: LossCause::ConnClosed,
+                    ..
+                }
+            )
+        });
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let lines = narrate(ui, w, rec);
+            let label = "503 upstream_timeout";
+            assert!(
+                lines.contains(&fill(ui.n_lost_closed, &[label])),
+                "{lines:?}"
+            );
+            assert!(!lines.contains(&fill(ui.n_client_got, &[label])));
         }
     }
 

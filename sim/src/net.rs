@@ -244,8 +244,10 @@ pub enum LossCause {
     Reader,
     /// The receiving process is down (crashed, or its handler is gone).
     NodeDown,
-    /// A statement of a database session that was closed (its process
-    /// crashed or gave up on it): Postgres never runs it.
+    /// Sent on a connection that was closed: a statement of a database
+    /// session whose process crashed or gave up on it (Postgres never runs
+    /// it), or an answer to a request the client stopped waiting for at its
+    /// timeout (`Client::awaits`: it is never read).
     ConnClosed,
 }
 

@@ -472,9 +472,13 @@ impl World {
                 }
                 _ => false,
             };
-        // A statement of a closed session never runs (the process that opened it is gone).
-        let closed = matches!(m.payload, Payload::Sql(_))
-            && self.db.is_closed(ConnId(m.req.map_or(0, |r| r.0)));
+        // A statement of a closed session never runs (the process that opened it is
+        // gone), and an answer to a request the client closed is never read.
+        let closed = match &m.payload {
+            Payload::Sql(_) => self.db.is_closed(ConnId(m.req.map_or(0, |r| r.0))),
+            Payload::Response(r) if m.to == NodeId::Client => !self.client.awaits(r),
+            _ => false,
+        };
         let fate = match m.fate {
             Fate::Deliver if down => Fate::Lost(LossCause::NodeDown),
             Fate::Deliver if closed => Fate::Lost(LossCause::ConnClosed),

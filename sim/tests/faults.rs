@@ -161,6 +161,60 @@ fn crash_after_charge_a_lost_processor_reply_is_resumed_not_stored() {
     }
 }
 
+/// Once: the handler's 503 to an attempt the app had timed out arrived while its
+/// retry waited, and the app planned the retry again (a later attempt, a second
+/// draw of the jitter). A timeout closes the attempt's connection: its answer,
+/// whatever it is, is dropped on arrival and the retry goes out as planned.
+#[test]
+fn idempotency_key_a_late_5xx_to_a_timed_out_attempt_is_never_read() {
+    let s = scenario::by_id("idempotency-key").unwrap();
+    let policy = scenario::Retry {
+        backoff: Millis(5_000),
+        jitter: Millis(0),
+        ..s.retry
+    };
+    // No response lost by the scenario's fault: the 503 travels.
+    let s = Scenario {
+        faults: &[],
+        ..s.with_retry(policy)
+    };
+    let t = s.defended();
+    let mut r = Run::new(s.clone(), Config::defaults(&s, 0).with_toggles(t));
+    let m = in_flight(&r, 5, NodeId::Processor, NodeId::Api(0));
+    r.apply_at(5, Command::Lose(m)).unwrap();
+    let at = |want: &dyn Fn(&Happening) -> bool| {
+        r.trace
+            .iter()
+            .find(|rec| rec.happenings.iter().any(want))
+            .map(|rec| rec.time)
+    };
+    let first = at(&|h| matches!(h, Happening::ClientSent { attempt: 1, .. })).unwrap();
+    let second = at(&|h| matches!(h, Happening::ClientSent { attempt: 2, .. }));
+    let answered = at(&|h| matches!(h, Happening::Responded { status: 503, .. })).unwrap();
+    let dropped = at(&|h| {
+        matches!(
+            h,
+            Happening::Lost {
+                to: NodeId::Client,
+                cause: idem_sim::net::LossCause::ConnClosed,
+                ..
+            }
+        )
+    });
+    // The 503 comes after the timeout and before the retry: dropped, not read.
+    assert!(first + policy.timeout < answered, "{}", r.text());
+    assert!(dropped.is_some_and(|d| d > answered), "{}", r.text());
+    assert_eq!(
+        second,
+        Some(first + policy.timeout + policy.pause(1, Millis(0))),
+        "{}",
+        r.text()
+    );
+    assert_eq!(charges(&r), 1);
+    assert_eq!(belief(&r), Belief::Succeeded("pay_1".into()));
+    assert!(r.end().all_hold(), "{}", r.text());
+}
+
 // ---------------------------------------------------------------- 3. fail closed
 
 #[test]

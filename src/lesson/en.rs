@@ -1034,6 +1034,7 @@ pub static UI: Ui = Ui {
     n_lost: "The message “{}” is lost on the way.",
     n_lost_down: "“{}” reaches a process that is down or no longer waiting, and is dropped.",
     n_lost_conn: "“{}” belongs to a database session that is closed: Postgres never runs it.",
+    n_lost_closed: "“{}” comes back on a connection the app closed when the attempt timed out: it is never read.",
     n_client_got: "The app receives “{}”.",
     n_duplicated: "The network delivers the request twice.",
     n_sql_waits: "The statement waits: {} holds the row lock.",

@@ -711,6 +711,7 @@ ui_struct! {
     n_lost,
     n_lost_down,
     n_lost_conn,
+    n_lost_closed,
     n_client_got,
     n_duplicated,
     n_sql_waits,

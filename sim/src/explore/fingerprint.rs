@@ -174,11 +174,13 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
                 last,
                 sent,
                 done,
+                open,
                 timer,
             } = lane;
             last.hash(h);
             sent.hash(h);
             done.hash(h);
+            open.hash(h);
             time_of(*timer).hash(h);
         }
     }

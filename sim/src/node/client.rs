@@ -38,6 +38,10 @@ pub struct Lane {
     pub sent: u32,
     /// It got an answer or ran out of attempts.
     pub done: bool,
+    /// The connection of its latest request is open: the lane reads its answer.
+    /// A timeout closes it, as a real client does: an answer that comes after is
+    /// never read ([`Client::awaits`]).
+    pub open: bool,
     /// The pending timeout of its latest request, or its planned retry.
     pub(crate) timer: Option<EventKey>,
 }
@@ -178,6 +182,7 @@ impl Client {
             last: 0,
             sent: 0,
             done: false,
+            open: false,
             timer: None,
         });
         lanes.len() - 1
@@ -230,6 +235,7 @@ impl Client {
         let l = &mut self.ops[op].lanes[lane];
         l.last = attempt;
         l.sent += 1;
+        l.open = true;
         let old = l.timer.replace(key);
         out.cancel(old);
     }
@@ -245,6 +251,7 @@ impl Client {
     fn lane_done(&mut self, op: OpId, lane: usize, out: &mut Out) {
         let l = &mut self.ops[op].lanes[lane];
         l.done = true;
+        l.open = false;
         let t = l.timer.take();
         out.cancel(t);
     }
@@ -258,6 +265,8 @@ impl Client {
             return false;
         }
         l.timer = None;
+        // The client closes the attempt's connection: whatever it answers later is never read.
+        l.open = false;
         if self.ops[op].belief.is_definite() {
             // Another lane already got the answer: this one stops waiting.
             self.lane_done(op, lane, out);
@@ -307,15 +316,22 @@ impl Client {
         }
     }
 
-    /// A response arrived.
+    /// Whether the client reads `r`: the answer to its lane's latest request,
+    /// whose connection is still open. Any other (an attempt that timed out, or
+    /// a lane that has stopped) arrives on a closed connection and is dropped
+    /// (`LossCause::ConnClosed`): it changes neither the belief nor the plan.
+    pub fn awaits(&self, r: &Response) -> bool {
+        self.ops
+            .get(r.op)
+            .and_then(|o| o.lanes.get(r.lane))
+            .is_some_and(|l| l.open && l.last == r.attempt)
+    }
+
+    /// The answer the client awaited ([`Client::awaits`]) arrived.
     pub(crate) fn on_response(&mut self, r: Response, out: &mut Out) {
         let (op, lane) = (r.op, r.lane);
-        let o = &self.ops[op];
-        let current = !o.lanes[lane].done && o.lanes[lane].last == r.attempt;
         if r.is_success() {
-            if current {
-                self.lane_done(op, lane, out);
-            }
+            self.lane_done(op, lane, out);
             let o = &self.ops[op];
             if o.belief.is_definite() {
                 return;
@@ -344,9 +360,6 @@ impl Client {
             };
             self.set_belief(op, belief, out);
             self.next_op(op, out);
-            return;
-        }
-        if !current {
             return;
         }
         match (r.status, &r.reply) {
