@@ -173,6 +173,7 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::SendEmail => ui.ph_send_email,
         Phase::Poll => ui.ph_poll,
         Phase::MarkSent => ui.ph_mark_sent,
+        Phase::RelaySend => ui.ph_relay_send,
     }
 }
 
@@ -666,6 +667,50 @@ mod tests {
                 "{lines:?}"
             );
             assert!(!lines.contains(&fill(ui.n_client_got, &[label])));
+        }
+    }
+
+    /// Regression: in receipt-email's outbox variant the relay's send was told with
+    /// the handler's words ("asks the mail service to send the receipt"), as if the
+    /// request's handler emailed it; the relay's steps are told as the relay's.
+    #[test]
+    fn the_relays_send_is_not_the_handlers() {
+        let s = scenario::by_id("receipt-email").unwrap();
+        let sends = |outbox: bool| {
+            let mut config = Config::defaults(&s, 1);
+            config.toggles = config.toggles.with(Toggle::Outbox, outbox);
+            let run = Run::new(s.clone(), config);
+            run.trace
+                .iter()
+                .find(|r| {
+                    r.sent().any(|h| {
+                        matches!(
+                            h,
+                            Happening::Sent {
+                                to: NodeId::Mail,
+                                ..
+                            }
+                        )
+                    })
+                })
+                .map(|rec| (run.state_at(rec.index), rec.clone()))
+                .expect("a receipt is sent")
+        };
+        let (handler, relay) = (sends(false), sends(true));
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let (h, r) = (
+                narrate(ui, &handler.0, &handler.1),
+                narrate(ui, &relay.0, &relay.1),
+            );
+            assert!(
+                !r.is_empty() && r.iter().all(|l| !h.contains(l)),
+                "{h:?} {r:?}"
+            );
+            for p in [Phase::Poll, Phase::RelaySend, Phase::MarkSent] {
+                assert!(phase_text(ui, p)
+                    .starts_with(phase_text(ui, Phase::Poll).split(':').next().unwrap()));
+            }
         }
     }
 

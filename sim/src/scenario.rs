@@ -53,12 +53,14 @@ pub enum Phase {
     CommitOffset,
     /// INSERT INTO outbox: the receipt, in the ledger row's transaction.
     Outbox,
-    /// Send the receipt to the mail service (the handler itself, or the relay).
+    /// The handler itself sends the receipt to the mail service, after the commit.
     SendEmail,
     /// The outbox's relay: SELECT the oldest receipt not yet sent.
     Poll,
     /// The outbox's relay: mark the receipt sent.
     MarkSent,
+    /// The outbox's relay: send the receipt it read, with its id, to the mail service.
+    RelaySend,
 }
 
 /// Where the API keeps idempotency keys.

@@ -1018,6 +1018,7 @@ pub static UI: Ui = Ui {
     ph_send_email: "asks the mail service to send the receipt",
     ph_poll: "relay: reads the outbox for receipts not yet sent",
     ph_mark_sent: "relay: marks the receipt sent",
+    ph_relay_send: "relay: sends the receipt it read, with its id, to the mail service",
     ph_apply: "applies the effect",
     ph_commit_offset: "commits the offset",
     n_cmd_lose_next: "You arranged for the next response to the app to be lost.",

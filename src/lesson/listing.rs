@@ -658,7 +658,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 ),
                 c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending'"),
                 l(
-                    &[After(Poll, SendEmail)],
+                    &[In(RelaySend)],
                     "mail.send(receipt(pay_1), idempotency_key: 'rcpt_pay_1')",
                     "повтор id сервис отбросит",
                     "the service drops a repeated id",

@@ -694,6 +694,7 @@ ui_struct! {
     ph_send_email,
     ph_poll,
     ph_mark_sent,
+    ph_relay_send,
     ph_apply,
     ph_commit_offset,
     n_cmd_lose_next,

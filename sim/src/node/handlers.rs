@@ -177,11 +177,11 @@ fn relay(h: &mut Handling, input: Input) -> Act {
                 let text = |c| row[col(&OUTBOX_COLUMNS, c)].as_text().unwrap_or_default();
                 let (id, payment) = (text("id").to_string(), text("payment_id").to_string());
                 h.payment = Some(id.clone());
-                Act::Go(Phase::SendEmail, Call::Email(Some(id), payment))
+                Act::Go(Phase::RelaySend, Call::Email(Some(id), payment))
             }
             None => Act::Respond(200, Reply::Liked, false),
         },
-        (Phase::SendEmail, Input::Emailed) => Act::Go(
+        (Phase::RelaySend, Input::Emailed) => Act::Go(
             Phase::MarkSent,
             Call::Sql(Stmt::Update {
                 table: "outbox",
