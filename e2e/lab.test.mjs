@@ -504,6 +504,10 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.equal(await lab.invariantStatus(), 'violated');
       assert.equal(await lab.byId('inv-newer-write-kept').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app says saved');
+      // The web version's write is drawn like any message: an arrow into Postgres, from a dot at the edge.
+      const found = lab.page.locator('[data-testid="seq-arrow"]:has(circle)');
+      assert.equal(await found.count(), 1, "the web version's write has an arrow");
+      assert.match(await found.getAttribute('aria-label'), /^UPDATE profiles/);
       // A profile write reaches no idempotency store and no card processor: neither is drawn.
       assert.deepEqual((await lab.nodeIds()).sort(), ['node-api', 'node-client', 'node-postgres']);
       assert.equal(await lab.has('pane-redis'), false, 'no Redis pane');

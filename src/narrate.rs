@@ -214,10 +214,8 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
             Command::LoseNextResponse => out.push(ui.n_cmd_lose_next.to_string()),
             Command::Lose(m) => out.push(fill(ui.n_cmd_lose, &[&m.0.to_string()])),
             Command::ParallelRetries(n) => out.push(fill(ui.n_cmd_parallel, &[&n.to_string()])),
-            Command::ExternalDebit { amount } => {
-                out.push(fill(ui.n_cmd_external, &[&dollars(*amount)]))
-            }
-            Command::ExternalPut => out.push(fill(ui.n_cmd_external_put, &[EMAILS[2]])),
+            // Told from the trace below, whoever sent it: the reader or the script.
+            Command::ExternalDebit { .. } | Command::ExternalPut => {}
             Command::Crash(_) | Command::Restart(_) | Command::AdvanceClock(_) => {}
         }
     }
@@ -225,6 +223,12 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
     for h in &rec.happenings {
         let line = match h {
             Happening::Decisive => Some(ui.n_decisive.to_string()),
+            Happening::Command(Command::ExternalDebit { amount }) => {
+                Some(fill(ui.n_cmd_external, &[&dollars(*amount)]))
+            }
+            Happening::Command(Command::ExternalPut) => {
+                Some(fill(ui.n_cmd_external_put, &[EMAILS[2]]))
+            }
             Happening::ClientSent { attempt, key, .. } => {
                 let key = key.clone().unwrap_or_else(|| ui.n_no_key.into());
                 if *attempt > 1 && !retry_said && !matches!(rec.cause, Cause::Command(_)) {
@@ -711,6 +715,23 @@ mod tests {
                 assert!(phase_text(ui, p)
                     .starts_with(phase_text(ui, Phase::Poll).split(':').next().unwrap()));
             }
+        }
+    }
+
+    /// Regression: late-put's web version writes by the scenario's script, not by
+    /// a command of the reader's, and its step told only that Postgres ran an
+    /// UPDATE: another writer's write is told whoever sent it.
+    #[test]
+    fn the_scripted_web_write_is_told() {
+        let (w, rec) = &first_step("late-put", |h| {
+            matches!(h, Happening::Command(Command::ExternalPut))
+        });
+        assert!(!matches!(rec.cause, Cause::Command(_)));
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let lines = narrate(ui, w, rec);
+            let told = fill(ui.n_cmd_external_put, &[EMAILS[2]]);
+            assert_eq!(lines.iter().filter(|l| **l == told).count(), 1, "{lines:?}");
         }
     }
 

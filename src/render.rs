@@ -982,7 +982,13 @@ pub fn sequence(
         h.close("g");
     }
     for a in &arrows {
-        let (x1, y1) = (lane(a.from), y(a.sent));
+        // A sender outside the system: from the edge nearer the receiver's lane.
+        let x1 = match a.from {
+            Some(f) => lane(f),
+            None if lane(a.to) > width / 2.0 => width - 3.0,
+            None => 3.0,
+        };
+        let y1 = y(a.sent);
         let end = a.end.unwrap_or(a.sent + 1);
         let (mut x2, mut y2) = (lane(a.to), y(end));
         // Lost: it breaks off. In flight at the cursor: a stub, its fate untold.
@@ -1042,6 +1048,18 @@ pub fn sequence(
         let mut hit = line.to_vec();
         hit.push(("class", "seq__hit"));
         h.void("line", &hit);
+        if a.from.is_none() {
+            // A found message: it starts at a dot, its sender outside the diagram.
+            h.void(
+                "circle",
+                &[
+                    ("class", "seq__head"),
+                    ("cx", &sx1),
+                    ("cy", &sy1),
+                    ("r", "3"),
+                ],
+            );
+        }
         if a.lost {
             h.el(
                 "text",

@@ -38,6 +38,14 @@ pub enum Happening {
         label: String,
         cause: LossCause,
     },
+    /// A message from outside the system arrived at `to` in this step: another
+    /// client's write (the web version's PUT, the web app's debit), whose sender
+    /// the model does not run. The sequence diagram draws it from its edge.
+    FromOutside {
+        to: NodeId,
+        label: String,
+        kind: PayloadKind,
+    },
     /// A fault duplicated message `msg` as `copy`.
     Duplicated {
         msg: MsgId,
@@ -204,6 +212,7 @@ fn render(h: &Happening) -> Option<String> {
         Happening::Lost {
             from, to, label, ..
         } => format!("LOST {from}->{to} {label}"),
+        Happening::FromOutside { to, label, .. } => format!("outside->{to} {label}"),
         Happening::Duplicated { .. } => "DUPLICATED".into(),
         Happening::Phase { node, phase, .. } => format!("{node}:{phase:?}"),
         Happening::Redis { cmd, reply } => format!("{cmd} → {reply}"),

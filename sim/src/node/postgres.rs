@@ -37,6 +37,17 @@ pub(crate) fn on_sql(
 
 /// A statement of another writer, outside the system (no reply).
 pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
+    // It arrives like any statement, from a sender the model does not run.
+    let arrived = Payload::Sql(stmt.clone());
+    out.happen(Happening::FromOutside {
+        to: NodeId::Postgres,
+        label: if out.traced {
+            arrived.label()
+        } else {
+            String::new()
+        },
+        kind: arrived.kind(),
+    });
     let (exec, woken) = db.execute(ConnId(0), stmt.clone());
     happened(&stmt, &exec, out);
     resume(conns, woken, out);
