@@ -2,7 +2,7 @@
 //! the scenario with exactly those to its end (the lab's own run, [`first_break`];
 //! [`broken`] on the host): the verdict is what the run shows, never a stored answer. How small the smallest set that holds is comes
 //! with the question; [`judge`] finds every smallest set by running every subset (a
-//! scenario offers at most three defences: eight runs), and the lesson's tests check
+//! scenario offers a handful of defences: 2^n runs, 16 for key-scope's four), and the lesson's tests check
 //! the question against it.
 
 use idem_sim::scenario::{Scenario, Toggle};

@@ -410,16 +410,12 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     head(&mut h, ui.pane_outcome, None);
     if let Some(expected) = w.expected_charge() {
         let total = w.processor.total();
+        // Red for money taken beyond what the app started, and at rest for any
+        // difference: a payment the app believes made and never taken is lost too.
+        let bad = total > expected || (w.is_quiet() && total != expected);
         h.open(
             "p",
-            &[(
-                "class",
-                if total > expected {
-                    "summary bad"
-                } else {
-                    "summary"
-                },
-            )],
+            &[("class", if bad { "summary bad" } else { "summary" })],
         );
         h.text(&format!("{}: ", ui.customer_charged));
         h.el(
@@ -1218,6 +1214,32 @@ mod tests {
         }
         assert!(outcome(ui, &r.state_at(decisive)).contains("expected $100.00"));
         assert!(outcome(ui, r.end()).contains("expected $0.00"));
+    }
+
+    /// Regression: key-reuse-different-body without the fingerprint ended
+    /// "$100.00 — expected $250.00" in black: the app believes the $150 order paid,
+    /// and the replay of the $100 answer took nothing for it. At rest any difference
+    /// is red; and red at the end never comes with every invariant holding.
+    #[test]
+    fn the_outcome_is_red_at_rest_for_a_payment_never_taken() {
+        let r = run("key-reuse-different-body");
+        let html = outcome(ui(Lang::En), r.end());
+        assert!(html.contains("expected $250.00"), "{html}");
+        assert!(html.contains("class=\"summary bad\""), "{html}");
+        for s in scenario::all() {
+            let defended = s
+                .defences()
+                .into_iter()
+                .fold(s.default_toggles(), |t, d| t.with(d, true));
+            for toggles in [s.default_toggles(), defended] {
+                for seed in 1..=4 {
+                    let r = Run::new(s.clone(), Config::defaults(s, seed).with_toggles(toggles));
+                    let html = outcome(ui(Lang::En), r.end());
+                    let red = html.contains("class=\"summary bad\"");
+                    assert!(!red || !r.end().all_hold(), "{} seed {seed}: {html}", s.id);
+                }
+            }
+        }
     }
 
     /// Regression: the refund's row, the phone and the client pane spoke of a
