@@ -1227,11 +1227,7 @@ mod tests {
         assert!(html.contains("expected $250.00"), "{html}");
         assert!(html.contains("class=\"summary bad\""), "{html}");
         for s in scenario::all() {
-            let defended = s
-                .defences()
-                .into_iter()
-                .fold(s.default_toggles(), |t, d| t.with(d, true));
-            for toggles in [s.default_toggles(), defended] {
+            for toggles in [s.default_toggles(), s.defended()] {
                 for seed in 1..=4 {
                     let r = Run::new(s.clone(), Config::defaults(s, seed).with_toggles(toggles));
                     let html = outcome(ui(Lang::En), r.end());

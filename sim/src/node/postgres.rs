@@ -41,11 +41,7 @@ pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
     let arrived = Payload::Sql(stmt.clone());
     out.happen(Happening::FromOutside {
         to: NodeId::Postgres,
-        label: if out.traced {
-            arrived.label()
-        } else {
-            String::new()
-        },
+        label: out.label(&arrived),
         kind: arrived.kind(),
     });
     let (exec, woken) = db.execute(ConnId(0), stmt.clone());
