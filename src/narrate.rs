@@ -8,7 +8,7 @@ use idem_sim::net::{LossCause, Payload};
 use idem_sim::scenario::{Phase, Scenario, EMAILS};
 use idem_sim::text::dollars;
 use idem_sim::trace::{Cause, Happening, StepRecord};
-use idem_sim::world::{Belief, Command, CommandError, World};
+use idem_sim::world::{Belief, Command, CommandError, World, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use idem_sim::{Invariant, Millis, NodeId};
 
 /// Fills `{}` placeholders in order.
@@ -353,6 +353,14 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 Some(fill(ui.n_appended, &[msg_id, &offset.to_string()]))
             }
             Happening::OffsetCommitted(o) => Some(fill(ui.n_offset, &[&o.to_string()])),
+            Happening::SessionExpired { offset } => {
+                let after = short_duration(ui, SESSION_TIMEOUT);
+                Some(fill(ui.n_session_expired, &[&offset.to_string(), &after]))
+            }
+            Happening::StatementTimedOut { offset } => {
+                let after = short_duration(ui, STATEMENT_TIMEOUT);
+                Some(fill(ui.n_statement_timeout, &[&offset.to_string(), &after]))
+            }
             Happening::Emailed { payment, duplicate } => Some(fill(
                 if *duplicate {
                     ui.n_email_dup

@@ -615,7 +615,10 @@ fn busy(rec: Option<&StepRecord>) -> Vec<NodeId> {
             Happening::Sql { .. } | Happening::SqlWaits { .. } => Some(NodeId::Postgres),
             Happening::Charged { .. } => Some(NodeId::Processor),
             Happening::Emailed { .. } => Some(NodeId::Mail),
-            Happening::Appended { .. } | Happening::OffsetCommitted(_) => Some(NodeId::Broker),
+            Happening::Appended { .. }
+            | Happening::OffsetCommitted(_)
+            | Happening::SessionExpired { .. } => Some(NodeId::Broker),
+            Happening::StatementTimedOut { .. } => Some(NodeId::Consumer),
             Happening::ClientSent { .. }
             | Happening::ClientTimeout { .. }
             | Happening::Belief { .. } => Some(NodeId::Client),

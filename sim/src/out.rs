@@ -43,8 +43,13 @@ pub enum Event {
     ProducerTimeout {
         attempt: u32,
     },
-    /// The outbox's relay of this API instance tries again after a failure.
+    /// The outbox's relay of this API instance polls the outbox (every
+    /// second while there is work, and again after a failure).
     Relay(NodeId),
+    /// The broker's session timeout on the record it delivered last.
+    SessionTimeout,
+    /// The consumer's statement timeout on request `.0`'s last statement.
+    StatementTimeout(ReqId),
 }
 
 /// A queued event's place: (time, sequence number).

@@ -125,6 +125,16 @@ pub enum Happening {
         duplicate: bool,
     },
     OffsetCommitted(u64),
+    /// The broker's session timed out with record `offset` delivered and not
+    /// committed: it takes the record back to deliver it again.
+    SessionExpired {
+        offset: u64,
+    },
+    /// The consumer's statement timed out while it handled record `offset`: it
+    /// closed its connection (the transaction rolls back) and dropped the record.
+    StatementTimedOut {
+        offset: u64,
+    },
     /// The mail service sent the customer a receipt for `payment` (or, for a
     /// message id it had sent already, acknowledged it and sent nothing).
     Emailed {
@@ -258,6 +268,10 @@ fn render(h: &Happening) -> Option<String> {
         } => format!("duplicate {msg_id} dropped"),
         Happening::Appended { offset, msg_id, .. } => format!("append #{offset} {msg_id}"),
         Happening::OffsetCommitted(o) => format!("offset={o}"),
+        Happening::SessionExpired { offset } => format!("session-expired offset={offset}"),
+        Happening::StatementTimedOut { offset } => {
+            format!("consumer statement-timeout offset={offset}")
+        }
         Happening::Emailed {
             payment, duplicate, ..
         } => format!(

@@ -23,7 +23,9 @@ use std::sync::Arc;
 pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
 pub use crate::node::api::Api;
-pub use crate::node::broker::{Broker, Consumer, Producer, Record};
+pub use crate::node::broker::{
+    Broker, Consumer, Producer, Record, SESSION_TIMEOUT, STATEMENT_TIMEOUT,
+};
 pub use crate::node::charge::{key_ttl, CLAIM_LEASE};
 pub use crate::node::client::{Client, ClientOp, Lane};
 pub use crate::node::mail::Mail;
@@ -91,9 +93,16 @@ pub struct World {
     pub consumer: Consumer,
     /// Which node owns each database connection.
     pub(crate) conns: postgres::Conns,
+    /// Connections whose process closed them with statements still on the
+    /// wire: as over TCP, the server reads those first, then the close.
+    pub(crate) closing: Vec<ReqId>,
     /// Planned automatic restarts.
     pub(crate) restarts: VecMap<NodeId, EventKey>,
     pub(crate) producer_timer: Option<EventKey>,
+    /// The broker's session timer on the record it delivered last.
+    pub(crate) session_timer: Option<EventKey>,
+    /// The consumer's statement timeout on its last statement.
+    pub(crate) statement_timer: Option<EventKey>,
     pub(crate) next_req: u32,
     pub(crate) next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
@@ -182,6 +191,10 @@ enum Stimulus {
     Disconnect(ReqId),
     /// API instance `i`'s outbox relay wakes up.
     Relay(u8),
+    /// The broker's session timeout.
+    Session,
+    /// The consumer's statement timeout on request `.0`.
+    StatementTimeout(ReqId),
 }
 
 impl World {
@@ -216,8 +229,11 @@ impl World {
                 current: None,
             },
             conns: VecMap::new(),
+            closing: Vec::new(),
             restarts: VecMap::new(),
             producer_timer: None,
+            session_timer: None,
+            statement_timer: None,
             next_req: 1,
             next_payment: 1,
             intended_debits: 0,
@@ -348,6 +364,12 @@ impl World {
                 self.react(Stimulus::Relay(i), hs_);
             }
             Event::Relay(_) => {}
+            Event::SessionTimeout => {
+                self.react(Stimulus::Session, hs_);
+            }
+            Event::StatementTimeout(rid) => {
+                self.react(Stimulus::StatementTimeout(rid), hs_);
+            }
         }
         self.settle(&mut hs);
         hs
@@ -485,6 +507,10 @@ impl World {
             f => f,
         };
         let (from, to) = (m.from, m.to);
+        let closing = match (to, &m.payload, m.req) {
+            (NodeId::Postgres, Payload::Sql(_), Some(r)) if self.closing.contains(&r) => Some(r),
+            _ => None,
+        };
         if let Fate::Lost(cause) = fate {
             hs.push(Happening::Lost {
                 msg: id,
@@ -493,21 +519,36 @@ impl World {
                 label,
                 cause,
             });
-            return;
+        } else {
+            hs.push(Happening::Delivered {
+                msg: id,
+                from,
+                to,
+                label,
+            });
+            let stimulus = Stimulus::Deliver {
+                from,
+                to,
+                req: m.req,
+                payload: m.payload,
+            };
+            self.react(stimulus, hs);
         }
-        hs.push(Happening::Delivered {
-            msg: id,
-            from,
-            to,
-            label,
-        });
-        let stimulus = Stimulus::Deliver {
-            from,
-            to,
-            req: m.req,
-            payload: m.payload,
-        };
-        self.react(stimulus, hs);
+        // The last statement its process sent before the close has been read: now the close.
+        if let Some(r) = closing.filter(|r| !self.sql_in_flight(*r)) {
+            self.closing.retain(|c| *c != r);
+            self.react(Stimulus::Disconnect(r), hs);
+        }
+    }
+
+    /// A statement of request `rid`'s connection is on its way to Postgres.
+    fn sql_in_flight(&self, rid: ReqId) -> bool {
+        self.msgs.values().any(|m| {
+            m.to == NodeId::Postgres
+                && m.req == Some(rid)
+                && m.fate == Fate::Deliver
+                && matches!(m.payload, Payload::Sql(_))
+        })
     }
 
     /// A node reacts, with the outbox lent to it (the one place that lends
@@ -516,6 +557,7 @@ impl World {
     fn react(&mut self, s: Stimulus, hs: &mut Vec<Happening>) -> bool {
         let mut o = out!(self, hs);
         let mut answer = true;
+        let mut drop_after = None;
         match s {
             Stimulus::Deliver {
                 from,
@@ -544,9 +586,14 @@ impl World {
                 ) => {
                     let rid = ReqId(self.next_req);
                     self.next_req += 1;
-                    self.consumer.receive(rid, (offset, msg_id, amount), &mut o);
+                    let r = (offset, msg_id, amount);
+                    self.consumer
+                        .receive(rid, r, &mut self.statement_timer, &mut o);
                 }
-                (NodeId::Consumer, p) => self.consumer.on_reply(req.unwrap_or(ReqId(0)), p, &mut o),
+                (NodeId::Consumer, p) => {
+                    let (rid, timer) = (req.unwrap_or(ReqId(0)), &mut self.statement_timer);
+                    self.consumer.on_reply(rid, p, timer, &mut o)
+                }
                 (NodeId::Redis, Payload::RedisCmd(cmd)) => {
                     node::redis::on_cmd(&mut self.redis, from, req, cmd, &mut o)
                 }
@@ -572,7 +619,8 @@ impl World {
                     .broker
                     .on_produce(from, (producer, seq, msg_id, amount), &mut o),
                 (NodeId::Broker, Payload::CommitOffset { offset }) => {
-                    self.broker.on_commit(offset, &mut o)
+                    self.broker
+                        .on_commit(offset, &mut self.session_timer, &mut o)
                 }
                 _ => {}
             },
@@ -591,7 +639,14 @@ impl World {
                     Some(attempt) => self.producer.timeout(attempt, up, timer, &mut o),
                 }
             }
-            Stimulus::Pump => self.broker.pump(&mut o),
+            Stimulus::Pump => self.broker.pump(&mut self.session_timer, &mut o),
+            Stimulus::Session => self.broker.session_expired(&mut self.session_timer, &mut o),
+            Stimulus::StatementTimeout(rid) => {
+                let timer = &mut self.statement_timer;
+                if let Some(r) = self.consumer.statement_timed_out(rid, timer, &mut o) {
+                    drop_after = Some(r);
+                }
+            }
             Stimulus::External(stmt) => postgres::external(&mut self.db, &self.conns, stmt, &mut o),
             Stimulus::Disconnect(rid) => {
                 postgres::disconnect(&mut self.db, &self.conns, rid, &mut o)
@@ -604,6 +659,9 @@ impl World {
             }
         }
         let (crash, relay) = (o.crash, o.relay);
+        if let Some(r) = drop_after {
+            self.drop_connection(r, hs);
+        }
         if let Some(n) = crash {
             self.crash(n, hs);
         }
@@ -614,7 +672,15 @@ impl World {
     }
 
     /// Request `rid`'s database connection closes: its transaction rolls back.
+    /// A statement it sent is still on the wire: the server reads it first
+    /// (a COMMIT commits), and the connection closes once it has arrived.
     fn drop_connection(&mut self, rid: ReqId, hs: &mut Vec<Happening>) {
+        if self.sql_in_flight(rid) {
+            if !self.closing.contains(&rid) {
+                self.closing.push(rid);
+            }
+            return;
+        }
         self.react(Stimulus::Disconnect(rid), hs);
     }
 
@@ -622,6 +688,8 @@ impl World {
         hs.push(Happening::Crashed(node));
         match node {
             NodeId::Api(i) => {
+                let poll = self.apis[i as usize].relay_timer.take();
+                self.cancel(poll);
                 for (r, h) in self.apis[i as usize].crash() {
                     self.cancel(h.deadline);
                     self.drop_connection(r, hs);
@@ -630,6 +698,10 @@ impl World {
             NodeId::Consumer => {
                 if let Some(r) = self.consumer.crash() {
                     self.drop_connection(r, hs);
+                }
+                let timers = [self.statement_timer.take(), self.session_timer.take()];
+                for t in timers {
+                    self.cancel(t);
                 }
                 // The broker notices the lost session and will deliver from the committed offset.
                 self.broker.in_flight = None;

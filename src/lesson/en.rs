@@ -1061,6 +1061,8 @@ pub static UI: Ui = Ui {
     n_append_dup: "The broker recognises the producer's retry of {} (same producer id and sequence number) and drops it.",
     n_appended: "The broker appends {} at offset {}.",
     n_offset: "The consumer group's committed offset is now {}.",
+    n_session_expired: "No offset commit for the record at offset {} within the {} session timeout: the broker takes the record back and will deliver it again.",
+    n_statement_timeout: "The consumer's statement timed out while it applied the record at offset {} (no answer in {}): it closes its connection (Postgres rolls the transaction back and frees its locks) and drops the record; the broker will deliver it again.",
     n_invariant_broken: "Invariant broken: {}.",
     n_invariant_restored: "Invariant holds again: {}.",
     n_nothing: "A message arrives; nothing else changes.",

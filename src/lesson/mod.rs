@@ -741,6 +741,10 @@ ui_struct! {
     n_email_dup,
     n_appended,
     n_offset,
+    /// `{}` the offset, then the session timeout.
+    n_session_expired,
+    /// `{}` the offset, then the statement timeout.
+    n_statement_timeout,
     n_invariant_broken,
     n_invariant_restored,
     n_nothing,

@@ -48,8 +48,11 @@ impl World {
             producer,
             consumer,
             conns,
+            closing,
             restarts,
             producer_timer,
+            session_timer,
+            statement_timer,
             next_req: _,
             next_payment,
             intended_debits,
@@ -107,12 +110,15 @@ impl World {
         producer.hash(h);
         consumer.hash(h);
         conns.hash(h);
+        closing.hash(h);
         h.write_usize(restarts.len());
         for (node, &(at, _seq)) in restarts.iter() {
             node.hash(h);
             at.hash(h);
         }
         time_of(*producer_timer).hash(h);
+        time_of(*session_timer).hash(h);
+        time_of(*statement_timer).hash(h);
         next_payment.hash(h);
         intended_debits.hash(h);
         newest.hash(h);
@@ -192,8 +198,10 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
         memory,
         handling,
         relay_again,
+        relay_timer,
     } = a;
     up.hash(h);
+    time_of(*relay_timer).hash(h);
     relay_again.hash(h);
     memory.hash(h);
     h.write_usize(handling.len());

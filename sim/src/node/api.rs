@@ -7,8 +7,9 @@ use crate::http::{Reply, Request, Response};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::node::handlers;
 use crate::node::rules::{Act, Call, Handling, Input, Stored};
-use crate::out::{Event, Out};
+use crate::out::{Event, EventKey, Out};
 use crate::scenario::Phase;
+use crate::scenario::Toggle;
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -16,8 +17,9 @@ use crate::vecmap::VecMap;
 /// How long a handler waits for a store or the processor before it answers 503.
 const STORE_DEADLINE: Millis = Millis(3_000);
 
-/// How long the outbox's relay waits after a failure before it polls again.
-pub const RELAY_RETRY: Millis = Millis(1_000);
+/// How long the outbox's relay waits before it polls again: after a failure,
+/// and while its process is handling requests or its last poll found a receipt.
+pub const RELAY_POLL: Millis = Millis(1_000);
 
 /// One API instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +30,8 @@ pub struct Api {
     pub handling: VecMap<ReqId, Handling>,
     /// The outbox's relay was woken while it ran: it polls again before it stops.
     pub relay_again: bool,
+    /// The relay's next poll.
+    pub relay_timer: Option<EventKey>,
 }
 
 impl Api {
@@ -37,6 +41,7 @@ impl Api {
             memory: VecMap::new(),
             handling: VecMap::new(),
             relay_again: false,
+            relay_timer: None,
         }
     }
 
@@ -55,6 +60,7 @@ impl Api {
     /// finds, numbered `rid`, unless it is running already (then it reads the
     /// outbox again before it stops). Returns whether it started.
     pub(crate) fn wake_relay(&mut self, node: NodeId, rid: ReqId, out: &mut Out) -> bool {
+        out.cancel(self.relay_timer.take());
         let running = self.handling.values().any(Handling::is_relay);
         self.relay_again |= running;
         if running || !self.up {
@@ -73,7 +79,14 @@ impl Api {
     }
 
     fn start(&mut self, node: NodeId, rid: ReqId, req: Request, out: &mut Out) {
+        let relay = matches!(req.body, crate::http::Body::Relay);
         self.handling.insert(rid, Handling::new(node, rid, req));
+        // A request may commit a receipt to the outbox: the relay polls while
+        // the process has work (it is not only woken by the handler that
+        // commits, whose wake a lost answer or a crash can cut off).
+        if !relay && out.has(Toggle::Outbox) {
+            self.poll_later(node, out);
+        }
         self.advance(rid, Input::Start, out);
     }
 
@@ -207,12 +220,16 @@ impl Api {
             return;
         };
         if h.is_relay() {
-            // The relay stops: it read the outbox again if it was woken meanwhile,
-            // and after a failure it tries again later.
-            if status != 200 {
-                out.timer(out.now + RELAY_RETRY, Event::Relay(h.node));
-            } else if std::mem::take(&mut self.relay_again) {
+            // The relay stops: it reads the outbox again if it was woken
+            // meanwhile; it polls again in a second after a failure, after a
+            // receipt it sent, or while its process handles a request; it
+            // sleeps once a poll finds the outbox empty and the process idle
+            // (a request that arrives wakes it).
+            let busy = !self.handling.is_empty() || h.payment.is_some() || status != 200;
+            if std::mem::take(&mut self.relay_again) && status == 200 {
                 self.wake_relay(h.node, rid, out);
+            } else if busy {
+                self.poll_later(h.node, out);
             }
             return;
         }
@@ -234,6 +251,14 @@ impl Api {
             lane: h.req.lane,
         };
         out.send(h.node, NodeId::Client, Payload::Response(resp), None);
+    }
+
+    /// The relay's next poll, in [`RELAY_POLL`], unless one is set.
+    fn poll_later(&mut self, node: NodeId, out: &mut Out) {
+        let running = self.handling.values().any(Handling::is_relay);
+        if self.relay_timer.is_none() && !running {
+            self.relay_timer = Some(out.timer(out.now + RELAY_POLL, Event::Relay(node)));
+        }
     }
 
     /// The process dies: its map and its requests are gone. Returns each

@@ -14,6 +14,16 @@ use crate::vecmap::VecMap;
 const PRODUCER_ID: u32 = 7;
 const PRODUCER_TIMEOUT: Millis = Millis(500);
 
+/// How long the broker waits for a delivered record's offset commit before it
+/// takes the record back for redelivery (a consumer group's session timeout:
+/// Kafka's `session.timeout.ms` was 10 s by default before 3.0).
+pub const SESSION_TIMEOUT: Millis = Millis(10_000);
+
+/// How long the consumer waits for Postgres to answer a statement before it
+/// closes the connection (its transaction rolls back) and drops the record,
+/// as a JDBC statement timeout does.
+pub const STATEMENT_TIMEOUT: Millis = Millis(3_000);
+
 /// A record of the broker's topic.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
@@ -53,6 +63,19 @@ pub struct Consumer {
     pub current: Option<(ReqId, u64, String, i64, Phase)>,
 }
 
+/// A statement the consumer sent, and the timer of its statement timeout.
+fn sql(rid: ReqId, stmt: Stmt, deadline: &mut Option<EventKey>, out: &mut Out) {
+    out.send(
+        NodeId::Consumer,
+        NodeId::Postgres,
+        Payload::Sql(stmt),
+        Some(rid),
+    );
+    out.cancel(deadline.take());
+    let ev = Event::StatementTimeout(rid);
+    *deadline = Some(out.timer(out.now + STATEMENT_TIMEOUT, ev));
+}
+
 impl Broker {
     /// A producer's record arrived: append it, unless the idempotent producer
     /// has already appended this sequence number.
@@ -87,14 +110,26 @@ impl Broker {
         out.send(NodeId::Broker, from, ack, None);
     }
 
-    pub(crate) fn on_commit(&mut self, offset: u64, out: &mut Out) {
+    pub(crate) fn on_commit(&mut self, offset: u64, session: &mut Option<EventKey>, out: &mut Out) {
         self.committed = offset;
         self.in_flight = None;
+        out.cancel(session.take());
         out.happen(Happening::OffsetCommitted(offset));
     }
 
-    /// Pushes the next record to the consumer, which is idle.
-    pub(crate) fn pump(&mut self, out: &mut Out) {
+    /// The session timed out on the record delivered last: no offset commit
+    /// came for it, so the broker takes it back and delivers it again from
+    /// the committed offset once the consumer is idle.
+    pub(crate) fn session_expired(&mut self, session: &mut Option<EventKey>, out: &mut Out) {
+        *session = None;
+        if let Some(offset) = self.in_flight.take() {
+            out.happen(Happening::SessionExpired { offset });
+        }
+    }
+
+    /// Pushes the next record to the consumer, which is idle, and waits for its
+    /// offset commit no longer than the session timeout.
+    pub(crate) fn pump(&mut self, session: &mut Option<EventKey>, out: &mut Out) {
         if self.in_flight.is_some() || out.in_flight_to(NodeId::Consumer) {
             return;
         }
@@ -107,6 +142,8 @@ impl Broker {
         }
         self.delivered.push(next);
         self.in_flight = Some(next);
+        out.cancel(session.take());
+        *session = Some(out.timer(out.now + SESSION_TIMEOUT, Event::SessionTimeout));
         let p = Payload::Deliver {
             offset: r.offset,
             msg_id: r.msg_id,
@@ -175,6 +212,7 @@ impl Consumer {
         &mut self,
         rid: ReqId,
         (offset, msg_id, amount): (u64, String, i64),
+        deadline: &mut Option<EventKey>,
         out: &mut Out,
     ) {
         self.current = Some((rid, offset, msg_id, amount, Phase::Consume));
@@ -184,16 +222,42 @@ impl Consumer {
             phase: Phase::Consume,
         });
         if self.enter(rid, Phase::Begin, out) {
-            let p = Payload::Sql(Stmt::Begin);
-            out.send(NodeId::Consumer, NodeId::Postgres, p, Some(rid));
+            sql(rid, Stmt::Begin, deadline, out);
         }
     }
 
+    /// Its statement timeout ran out: the world closes the connection (the
+    /// transaction rolls back) and the consumer drops the record, which the
+    /// broker delivers again once its session times out. Returns the request
+    /// whose connection to close.
+    pub(crate) fn statement_timed_out(
+        &mut self,
+        rid: ReqId,
+        deadline: &mut Option<EventKey>,
+        out: &mut Out,
+    ) -> Option<ReqId> {
+        *deadline = None;
+        let current = self.current.as_ref().is_some_and(|c| c.0 == rid);
+        if !current {
+            return None;
+        }
+        let offset = self.current.take().map_or(0, |c| c.1);
+        out.happen(Happening::StatementTimedOut { offset });
+        Some(rid)
+    }
+
     /// Postgres answered the consumer's last statement.
-    pub(crate) fn on_reply(&mut self, rid: ReqId, p: Payload, out: &mut Out) {
+    pub(crate) fn on_reply(
+        &mut self,
+        rid: ReqId,
+        p: Payload,
+        deadline: &mut Option<EventKey>,
+        out: &mut Out,
+    ) {
         let Payload::SqlReply(_, o) = p else {
             return;
         };
+        out.cancel(deadline.take());
         let Some((_, offset, msg_id, amount, phase)) = self.current.clone() else {
             return;
         };
@@ -221,12 +285,7 @@ impl Consumer {
             return;
         }
         match stmt {
-            Some(s) => out.send(
-                NodeId::Consumer,
-                NodeId::Postgres,
-                Payload::Sql(s),
-                Some(rid),
-            ),
+            Some(s) => sql(rid, s, deadline, out),
             None => {
                 self.current = None;
                 let p = Payload::CommitOffset { offset: offset + 1 };
