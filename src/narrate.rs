@@ -140,6 +140,7 @@ pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
         Invariant::OneReceipt => ui.inv_one_receipt,
         Invariant::NewerWriteKept => ui.inv_newer_write_kept,
         Invariant::RefundMade => ui.inv_refund_made,
+        Invariant::AppShowsWhatHappened => ui.inv_app_shows_what_happened,
     }
 }
 

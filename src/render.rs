@@ -410,9 +410,8 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
     head(&mut h, ui.pane_outcome, None);
     if let Some(expected) = w.expected_charge() {
         let total = w.processor.total();
-        // Red for money taken beyond what the app started, and at rest for any
-        // difference: a payment the app believes made and never taken is lost too.
-        let bad = total > expected || (w.is_quiet() && total != expected);
+        // The core's verdict: red exactly when an invariant is broken.
+        let bad = w.outcome_is_bad();
         h.open(
             "p",
             &[("class", if bad { "summary bad" } else { "summary" })],
@@ -1239,6 +1238,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Regression ("Why" item 5 of issue 23): key-reuse-different-body, defended,
+    /// +25 h while the $150 payment waits: the app stops at its deadline and
+    /// says "checking", nothing was taken for it, and the line read "$100.00 —
+    /// expected $250.00" in red with every invariant holding. The line is the
+    /// core's verdict: red exactly when an invariant is broken.
+    #[test]
+    fn the_outcome_line_is_red_exactly_when_an_invariant_is_broken() {
+        let s = scenario::by_id("key-reuse-different-body").unwrap();
+        let ui = ui(Lang::En);
+        let mut checked = 0;
+        for seed in 0..2 {
+            let base = Run::new(
+                s.clone(),
+                Config::defaults(&s, seed).with_toggles(s.defended()),
+            );
+            for k in 0..base.len() {
+                let mut r = base.clone();
+                let jump = idem_sim::Command::AdvanceClock(idem_sim::Millis::hours(25));
+                if r.apply_at(k, jump).is_err() {
+                    continue;
+                }
+                let end = r.end();
+                let red = outcome(ui, end).contains("class=\"summary bad\"");
+                assert_eq!(red, !end.all_hold(), "seed {seed}, +25 h at {k}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 20);
     }
 
     /// Regression: the refund's row, the phone and the client pane spoke of a

@@ -55,6 +55,7 @@ fn replay(run: &Run) -> World {
                 black_box(w.step());
             }
             Cause::Command(c) => {
+                w.fire_stale();
                 black_box(w.apply(c).expect("it applied once"));
             }
         }

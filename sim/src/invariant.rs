@@ -27,6 +27,11 @@ pub enum Invariant {
     /// An app told "refused" (422) is answered, not refunded; one told "done"
     /// by a replay of another request's answer is neither.
     RefundMade,
+    /// The app shows what happened: at rest, the phone says paid only if the
+    /// card was charged for that payment and the ledger booked it, and failed
+    /// only if nothing was charged; "checking" (no definite answer) is the
+    /// truth while the outcome is unknown to it. A refund told refused was not made.
+    AppShowsWhatHappened,
 }
 
 /// When a property is judged, as in stateright's `always` / `eventually`.
@@ -44,7 +49,7 @@ pub enum Expect {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 9] = [
+    pub const ALL: [Invariant; 10] = [
         Invariant::AtMostOnceCharge,
         Invariant::LedgerMatchesCharges,
         Invariant::LikesMatchOps,
@@ -54,6 +59,7 @@ impl Invariant {
         Invariant::OneReceipt,
         Invariant::NewerWriteKept,
         Invariant::RefundMade,
+        Invariant::AppShowsWhatHappened,
     ];
 
     /// Stable id for test ids and URLs.
@@ -68,13 +74,14 @@ impl Invariant {
             Invariant::OneReceipt => "one-receipt",
             Invariant::NewerWriteKept => "newer-write-kept",
             Invariant::RefundMade => "refund-made",
+            Invariant::AppShowsWhatHappened => "app-shows-what-happened",
         }
     }
 
     /// When it is judged.
     pub fn expect(self) -> Expect {
         match self {
-            Invariant::LedgerMatchesCharges => Expect::AtRest,
+            Invariant::LedgerMatchesCharges | Invariant::AppShowsWhatHappened => Expect::AtRest,
             Invariant::DefiniteAnswer => Expect::Eventually,
             _ => Expect::Always,
         }

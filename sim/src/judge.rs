@@ -1,6 +1,7 @@
 //! Judging the invariants: whether each holds in a world, evaluated after
 //! every step, and when a world is one in which it is judged.
 
+use crate::belief::Belief;
 use crate::invariant::{Expect, Invariant};
 use crate::net::NodeId;
 use crate::scenario::OpSpec;
@@ -53,11 +54,43 @@ impl Invariant {
                         .iter()
                         .any(|c| c.op == i && c.amount < 0)
             }),
+            Invariant::AppShowsWhatHappened => w.app_shows_what_happened(),
         }
     }
 }
 
 impl World {
+    /// [`Invariant::AppShowsWhatHappened`]: each payment the phone calls paid
+    /// has money taken at the processor for it, and the ledger has a committed
+    /// payment row for each of them (a row does not name its operation: they are
+    /// counted); one it calls failed took nothing, and a refund told refused gave
+    /// nothing back. Waiting, unknown and "checking" claim nothing.
+    fn app_shows_what_happened(&self) -> bool {
+        let net = |i: usize| self.processor.taken_for(i);
+        let mut paid = 0;
+        for (i, o) in self.client.ops.iter().enumerate() {
+            let payment = matches!(o.spec, OpSpec::Charge(_) | OpSpec::PayOrder { .. });
+            let refund = matches!(o.spec, OpSpec::Refund(_));
+            match &o.belief {
+                Belief::Succeeded(_) if payment => {
+                    if net(i) <= 0 {
+                        return false;
+                    }
+                    paid += 1;
+                }
+                Belief::Failed(..) if (payment || refund) && net(i) != 0 => return false,
+                _ => {}
+            }
+        }
+        let booked = self.db.table("payments").map(|t| {
+            let amount = t.col("amount");
+            t.committed_rows()
+                .filter(|r| r[amount].as_int().is_some_and(|a| a > 0))
+                .count()
+        });
+        booked.is_none_or(|rows| rows >= paid)
+    }
+
     /// Re-evaluates every invariant of the scenario and records changes.
     pub(crate) fn check_invariants(&mut self, hs: &mut Vec<Happening>) {
         let invariants = self.scenario.invariants;

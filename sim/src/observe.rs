@@ -62,6 +62,16 @@ impl World {
             .then(|| self.client.ops.iter().map(ClientOp::owed).sum())
     }
 
+    /// The outcome line's verdict: it is red exactly when an invariant of the
+    /// scenario is broken (the money line itself shows the figures; whether they
+    /// are wrong is the invariants' judgement, [`Invariant::AppShowsWhatHappened`]
+    /// among them). The page reads it; it decides nothing of its own.
+    ///
+    /// [`Invariant::AppShowsWhatHappened`]: crate::Invariant::AppShowsWhatHappened
+    pub fn outcome_is_bad(&self) -> bool {
+        !self.all_hold()
+    }
+
     /// The profile's committed email, where there is one.
     pub fn email(&self) -> Option<String> {
         self.db

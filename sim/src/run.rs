@@ -93,6 +93,7 @@ impl Run {
     pub fn apply_at(&mut self, step: usize, cmd: Command) -> Result<(), CommandError> {
         let step = step.min(self.len());
         let mut w = self.state_at(step);
+        w.fire_stale();
         let happenings = w.apply(&cmd)?;
         self.trace.truncate(step);
         self.checkpoints.truncate(step / CHECKPOINT_EVERY + 1);
@@ -120,10 +121,11 @@ impl Run {
         while !w.is_quiet() && self.trace.len() < MAX_STEPS {
             let happenings = w.step();
             if happenings.is_empty() {
-                // Only stale timers were left. Firing them moved the clock and
-                // the queue, but no step records it: the end is the world after
-                // the last recorded step, as a replay rebuilds it.
-                w = self.replay_to(self.trace.len());
+                // Only stale timers were left, and firing them changed nothing
+                // but the clock and the queue: no step records it. The end is
+                // the world with them fired, quiet (`World::step` returns nothing
+                // only once the queue is empty), so what is judged once nothing
+                // is left to happen is judged there.
                 break;
             }
             let rec = StepRecord {
@@ -252,7 +254,9 @@ fn replay(w: &mut World, rec: &StepRecord) {
             w.step();
         }
         Cause::Command(c) => {
-            // It was applied once already, so it applies again.
+            // It was applied once already (to the world with its stale timers
+            // fired, as `Run::apply_at` does), so it applies again.
+            w.fire_stale();
             let _ = w.apply(c);
         }
     }

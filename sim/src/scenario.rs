@@ -8,10 +8,26 @@ use crate::invariant::Invariant;
 use crate::net::{FaultRule, Links, Matcher, NodeId, Verdict};
 use crate::time::Millis;
 
-/// A named step of a request handler. The page highlights the matching line
-/// of the handler's code; crash rules name the phase at which a node dies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Phase {
+/// Declares [`Phase`] and [`Phase::ALL`], every phase in declaration order.
+/// A phase has no order: nothing may compare two (a handler names the phases
+/// it means), so `Phase` is not `Ord`.
+macro_rules! phases {
+    ($($(#[$doc:meta])* $v:ident,)*) => {
+        /// A named step of a request handler. The page highlights the matching line
+        /// of the handler's code; crash rules name the phase at which a node dies.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Phase {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Phase {
+            /// Every phase, in declaration order.
+            pub const ALL: [Phase; [$(stringify!($v)),*].len()] = [$(Phase::$v),*];
+        }
+    };
+}
+
+phases! {
     Receive,
     /// Look the key up (Redis GET, SELECT, or the in-process map).
     CheckKey,

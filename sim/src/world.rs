@@ -306,6 +306,21 @@ impl World {
         Vec::new()
     }
 
+    /// Fires what is left when only stale timers are (the timeout of an
+    /// attempt already answered, a deadline of a request already done): the
+    /// world is then quiet, as a run ends ([`crate::Run::end`]). It changes
+    /// nothing while any pending event would still do something. A command
+    /// applied at a run's end applies to this world, and a replay of it too.
+    pub fn fire_stale(&mut self) {
+        if self.is_quiet() || self.queue.values().any(|e| matches!(e, Event::Deliver(_))) {
+            return;
+        }
+        let mut w = self.clone();
+        if w.step().is_empty() {
+            *self = w;
+        }
+    }
+
     pub(crate) fn fire(&mut self, key: EventKey) -> Vec<Happening> {
         let Some(ev) = self.queue.remove(&key) else {
             return Vec::new();

@@ -582,3 +582,37 @@ fn a_toggle_change_keeps_the_commands_that_still_apply_and_names_the_others() {
     );
     assert_eq!(dropped[0].why, CommandError::BeyondTheEnd(9_999));
 }
+
+/// Regression: the Postgres takeover matched the key as the request sent it
+/// (`h.req.key`), not as the store keeps it: with `ScopedKey` the row is
+/// `POST /charges:K1`, the fenced UPDATE found nothing, and every retry after
+/// a crash with the claim held was refused 409 until the app gave up.
+#[test]
+fn a_postgres_takeover_finds_a_scoped_key() {
+    use idem_sim::scenario::{CrashRule, Handler, KeyStore, Phase};
+    let mut s = scenario::by_id("key-scope").unwrap();
+    s.handler = Handler::Charge {
+        store: Some(KeyStore::Postgres),
+        transactional: false,
+        receipt: false,
+    };
+    s.ops = vec![s.ops[0]].leak();
+    s.crashes = vec![CrashRule {
+        node: NodeId::Api(0),
+        after: Phase::Claim,
+        times: 1,
+        if_toggle: None,
+    }]
+    .leak();
+    s.auto_restart = Some(Millis(800));
+    let t = s.defended().with(Toggle::ScopedKey, true);
+    let r = Run::new(s.clone(), Config::defaults(&s, 1).with_toggles(t));
+    let takeover = r.find(|h| {
+        matches!(h, Happening::Sql { stmt: sql, outcome, .. }
+            if sql.to_string().starts_with("UPDATE idempotency_keys SET status = 'processing'")
+                && outcome.to_string() == "UPDATE 1")
+    });
+    assert!(takeover.is_some(), "{}", r.text());
+    assert!(matches!(belief(&r), Belief::Succeeded(_)), "{}", r.text());
+    assert_eq!(charges(&r), 1);
+}

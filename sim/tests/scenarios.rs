@@ -9,7 +9,7 @@
 //! default fault (the lost ack, the scripted crash…) drives the story.
 
 use idem_sim::http::ErrorCode;
-use idem_sim::scenario::{self, Handler, Scenario, Toggle};
+use idem_sim::scenario::{self, Handler, OpSpec, Scenario, Toggle};
 use idem_sim::trace::{Cause, Happening};
 use idem_sim::world::Belief;
 use idem_sim::{Command, Config, Invariant, Millis, NodeId, Run};
@@ -1044,6 +1044,18 @@ fn no_refund_made(r: &Run) -> Option<(Invariant, usize)> {
 /// (`201 pay_1`): one charge, one row, and the app believes both succeeded;
 /// `ResponseMatchesRequest` breaks when it says so (and, in key-scope,
 /// `RefundMade` at the end).
+/// The phone says the second operation, a payment, is paid, and nothing was
+/// taken for it (the replay of the first's answer): the app does not show
+/// what happened, from the step it is told (`wrong`).
+fn paid_for_nothing(r: &Run, wrong: usize) -> Option<(Invariant, usize)> {
+    let payment = matches!(r.scenario.ops[1].spec, OpSpec::Charge(_));
+    (payment
+        && r.scenario
+            .invariants
+            .contains(&Invariant::AppShowsWhatHappened))
+    .then_some((Invariant::AppShowsWhatHappened, wrong))
+}
+
 fn gets_the_first_operations_answer(r: &Run) {
     let wrong = nth_step(r, 1, |h| {
         matches!(
@@ -1065,6 +1077,7 @@ fn gets_the_first_operations_answer(r: &Run) {
             broken: [(Invariant::ResponseMatchesRequest, wrong)]
                 .into_iter()
                 .chain(no_refund_made(r))
+                .chain(paid_for_nothing(r, wrong))
                 .collect(),
             ..Expect::default()
         },

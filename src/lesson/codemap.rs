@@ -29,10 +29,14 @@ pub const SAME_KEY: u8 = b'=';
 /// The app retries with a key it made anew.
 pub const NEW_KEY: u8 = b'+';
 
-/// The letter that names `p` in an anchor: its place in [`Phase`]'s declaration.
-/// (A test checks that the letters last.)
+/// The letters of the phases, by their place in [`Phase::ALL`]: never one of
+/// the app's bytes ([`FIRST`], [`SAME_KEY`], [`NEW_KEY`]), the `*` of no phase,
+/// nor a fragment's separators. (A test checks that they last.)
+const LETTERS: &[u8; 52] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// The letter that names `p` in an anchor.
 pub fn letter(p: Phase) -> u8 {
-    b'A' + p as u8
+    LETTERS[p as usize]
 }
 
 /// Whether anchor `tok` names `key`: one letter names a phase entered from any
@@ -171,6 +175,29 @@ mod tests {
         );
     }
 
+    /// Regression: `letter(p)` was `b'A' + p`, past `Z` at the 27th phase
+    /// (`[`, `\\`, `]`) and equal to [`FIRST`] at the 30th; its guard checked
+    /// `CommitOffset`, the 24th, so it could not fail. Every phase's letter is a
+    /// letter, its own, and none of the app's bytes.
+    #[test]
+    fn every_phase_has_a_letter_of_its_own() {
+        let letters: Vec<u8> = scenario::Phase::ALL.iter().map(|p| letter(*p)).collect();
+        for (i, l) in letters.iter().enumerate() {
+            assert!(
+                l.is_ascii_alphabetic(),
+                "{:?}: {}",
+                Phase::ALL[i],
+                *l as char
+            );
+            assert!(![FIRST, SAME_KEY, NEW_KEY, b'*'].contains(l));
+            assert!(
+                !letters[..i].contains(l),
+                "{:?} shares a letter",
+                Phase::ALL[i]
+            );
+        }
+    }
+
     /// The anchors: a phase, a phase after another, an answer after a phase.
     #[test]
     fn anchors_name_what_runs() {
@@ -181,7 +208,6 @@ mod tests {
             Key(k, b.len())
         };
         assert_eq!(letter(Receive), b'A');
-        assert!(letter(CommitOffset).is_ascii_uppercase(), "a phase past Z");
         assert!(hit(b"F", k(b"AF")));
         assert!(hit(b"AF", k(b"AF")));
         assert!(!hit(b"BF", k(b"AF")));

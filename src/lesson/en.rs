@@ -903,6 +903,7 @@ pub static UI: Ui = Ui {
     inv_one_receipt: "Exactly one receipt per payment",
     inv_newer_write_kept: "A newer write is not overwritten",
     inv_refund_made: "The refund asked for is made",
+    inv_app_shows_what_happened: "The app shows what happened",
     holds: "holds",
     violated: "violated",
 

@@ -545,6 +545,7 @@ ui_struct! {
     inv_one_receipt,
     inv_newer_write_kept,
     inv_refund_made,
+    inv_app_shows_what_happened,
     holds,
     violated,
 

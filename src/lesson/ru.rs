@@ -904,6 +904,7 @@ pub static UI: Ui = Ui {
     inv_one_receipt: "Ровно один чек на платёж",
     inv_newer_write_kept: "Более новая запись не затёрта",
     inv_refund_made: "Запрошенный возврат сделан",
+    inv_app_shows_what_happened: "Приложение показывает то, что произошло",
     holds: "выполняется",
     violated: "нарушен",
 

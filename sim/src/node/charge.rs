@@ -8,7 +8,7 @@
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{ErrorCode, Reply};
 use crate::key::{KeyRecord, Paid};
-use crate::node::rules::{col, key_cond, Act, Call, Handling, Input, Stored};
+use crate::node::rules::{cell, key_cond, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
 use crate::redis;
 use crate::scenario::{
@@ -188,7 +188,7 @@ pub(crate) fn rules(
             match cfg {
                 Some(c)
                     if c.store == KeyStore::Redis
-                        && phase >= Phase::Charge
+                        && past_the_claim(phase)
                         && (replay || out.has(Toggle::DeleteOnError)) =>
                 {
                     h.failed = true;
@@ -278,7 +278,7 @@ pub(crate) fn rules(
                 _ => None,
             };
             match stored {
-                Some(s) => decide(h, out, c, s),
+                Some(s) => decide(h, out, c, s, key.as_deref().unwrap_or_default()),
                 None if h.phase == Phase::Lookup => {
                     // Claimed a moment ago and already gone (its lease ran out): try again later.
                     Act::error(409, ErrorCode::IdempotencyKeyInUse)
@@ -366,11 +366,12 @@ pub(crate) fn rules(
         }
         (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
             let row = &rows[0];
-            let id = row[col(&PAYMENT_COLUMNS, "id")]
-                .as_text()
+            let get = |c| cell(row, &PAYMENT_COLUMNS, c);
+            let id = get("id")
+                .and_then(Value::as_text)
                 .unwrap_or_default()
                 .to_string();
-            let paid = row[col(&PAYMENT_COLUMNS, "amount")].as_int().unwrap_or(0);
+            let paid = get("amount").and_then(Value::as_int).unwrap_or(0);
             h.existing = Some((id, paid));
             recorded(h, cfg, amount, &key, begin_first, outbox)
         }
@@ -442,6 +443,17 @@ pub(crate) fn rules(
         }
         _ => Act::error(500, ErrorCode::InternalError),
     }
+}
+
+/// The request holds its claim and its work has begun: a timeout from here on
+/// is one that Stripe's way stores and Powertools' deletes. Before it (the
+/// request arriving, its key looked up, claimed or taken over) nothing ran.
+/// Named, not compared: phases have no order.
+fn past_the_claim(p: Phase) -> bool {
+    !matches!(
+        p,
+        Phase::Receive | Phase::CheckKey | Phase::Claim | Phase::Lookup | Phase::Takeover
+    )
 }
 
 /// The receipt of `h`'s payment into the outbox, in the ledger row's
@@ -530,8 +542,9 @@ fn insert_key(h: &mut Handling, out: &Out, key: &str, hash: &str, atomic: bool) 
     }
 }
 
-/// The key is known: refuse, wait, take over or replay.
-fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
+/// The key (`key`, as the store keeps it: scoped where `Toggle::ScopedKey`
+/// says so) is known: refuse, wait, take over or replay.
+fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Act {
     if c.fingerprint && s.hash != h.req.body.fingerprint() {
         return Act::error(422, ErrorCode::IdempotencyKeyReused);
     }
@@ -547,10 +560,9 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored) -> Act {
     }
     if postgres && (expired || s.locked_at + CLAIM_LEASE <= out.now) {
         // Take the claim over, fenced: only if its token is still the one read.
-        let k = h.req.key.map(|k| k.to_string()).unwrap_or_default();
         let now = out.now;
         h.lock = Some(now);
-        let mut cond = key_cond(h.req.user, &k);
+        let mut cond = key_cond(h.req.user, key);
         cond.push(Cond::Eq("locked_at", Value::Int(s.locked_at.0 as i64)));
         return Act::Go(
             Phase::Takeover,

@@ -6,7 +6,7 @@
 use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Body, ErrorCode, Reply, Request};
 use crate::node::charge::{self, insert_payment};
-use crate::node::rules::{col, Act, Call, Handling, Input, Stored};
+use crate::node::rules::{cell, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
 use crate::scenario::{Handler, Phase, Toggle, OUTBOX_COLUMNS};
 use crate::vecmap::VecMap;
@@ -174,7 +174,11 @@ fn relay(h: &mut Handling, input: Input) -> Act {
         (Phase::MarkSent, Input::Sql(_)) => Act::Respond(200, Reply::Liked, false),
         (Phase::Poll, Input::Sql(Outcome::Ok { rows, .. })) => match rows.first() {
             Some(row) => {
-                let text = |c| row[col(&OUTBOX_COLUMNS, c)].as_text().unwrap_or_default();
+                let text = |c| {
+                    cell(row, &OUTBOX_COLUMNS, c)
+                        .and_then(Value::as_text)
+                        .unwrap_or_default()
+                };
                 let (id, payment) = (text("id").to_string(), text("payment_id").to_string());
                 h.payment = Some(id.clone());
                 Act::Go(Phase::RelaySend, Call::Email(Some(id), payment))

@@ -31,6 +31,15 @@ impl Processor {
         self.charges.iter().map(|c| c.amount).sum()
     }
 
+    /// The money taken for client operation `op` (a refund's is negative).
+    pub fn taken_for(&self, op: OpId) -> i64 {
+        self.charges
+            .iter()
+            .filter(|c| c.op == op)
+            .map(|c| c.amount)
+            .sum()
+    }
+
     /// A charge request arrived from `from`.
     pub(crate) fn on_charge(
         &mut self,

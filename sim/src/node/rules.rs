@@ -113,7 +113,7 @@ impl Stored {
 
     /// A row of `idempotency_keys` as `SELECT *` returns it.
     pub(crate) fn from_row(row: &[Value]) -> Stored {
-        let get = |c: &str| &row[col(&KEY_COLUMNS, c)];
+        let get = |c: &str| cell(row, &KEY_COLUMNS, c).unwrap_or(&Value::Null);
         let (payment, amount) = match get("response_body") {
             Value::Paid(p) => (p.payment.clone(), p.amount),
             _ => (String::new(), 0),
@@ -132,9 +132,13 @@ impl Stored {
     }
 }
 
-/// The position of column `name` among `columns`.
-pub(crate) fn col(columns: &[&str], name: &str) -> usize {
-    columns.iter().position(|c| *c == name).unwrap_or(0)
+/// The value in column `name` of `row`, whose columns are `columns`: `None`
+/// for a column it does not have (never another column's value).
+pub(crate) fn cell<'a>(row: &'a [Value], columns: &[&str], name: &str) -> Option<&'a Value> {
+    columns
+        .iter()
+        .position(|c| *c == name)
+        .and_then(|i| row.get(i))
 }
 
 /// What a handler's last call returned.
@@ -185,4 +189,28 @@ pub(crate) fn key_cond(user: i64, key: &str) -> Vec<Cond> {
         Cond::Eq("user_id", Value::Int(user)),
         Cond::Eq("key", Value::text(key)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::PAYMENT_COLUMNS;
+
+    /// Regression: `col()` answered column 0 for a name the table lacks, so a
+    /// misspelt column read the row's id as if it were the column asked for.
+    #[test]
+    fn an_unknown_column_has_no_value() {
+        let row = [
+            Value::text("pay_1"),
+            Value::Int(42),
+            Value::Int(100),
+            Value::Null,
+        ];
+        assert_eq!(
+            cell(&row, &PAYMENT_COLUMNS, "amount"),
+            Some(&Value::Int(100))
+        );
+        assert_eq!(cell(&row, &PAYMENT_COLUMNS, "amout"), None);
+        assert_eq!(cell(&row[..2], &PAYMENT_COLUMNS, "amount"), None);
+    }
 }

@@ -96,6 +96,7 @@ const DEFAULT_INVARIANTS: &[Invariant] = &[
     Invariant::AtMostOnceCharge,
     Invariant::LedgerMatchesCharges,
     Invariant::DefiniteAnswer,
+    Invariant::AppShowsWhatHappened,
 ];
 
 /// What a payment scenario shows: the processor's charges and the ledger's rows.
@@ -237,6 +238,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             invariants: &[
                 Invariant::AtMostOnceCharge,
                 Invariant::ResponseMatchesRequest,
+                Invariant::AppShowsWhatHappened,
             ],
             ..base(
                 Id::KeyReuseDifferentBody,
@@ -357,11 +359,15 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             // The transition to PAID commits on its own, before the charge and the
             // ledger row: when the charge's answer is lost or the process dies after it,
             // the retry's UPDATE finds 0 rows and answers 200, and the charge never gets
-            // its row. The row-count check stops the second charge, not the half-done
-            // first one.
+            // its row; when the UPDATE's own answer is lost, or the process dies before
+            // the charge, the retry answers 200 PAID with nothing charged at all. The
+            // row-count check stops the second charge, not the half-done first one.
             limits: &[Limit {
                 faults: &[FaultClass::Crash, FaultClass::Loss, FaultClass::Clock],
-                breaks: &[Invariant::LedgerMatchesCharges],
+                breaks: &[
+                    Invariant::LedgerMatchesCharges,
+                    Invariant::AppShowsWhatHappened,
+                ],
                 shown_by: Id::StatusTransition,
             }],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
@@ -392,6 +398,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::LedgerMatchesCharges,
                 Invariant::DefiniteAnswer,
                 Invariant::OneReceipt,
+                Invariant::AppShowsWhatHappened,
             ],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::Receipts],
             ..base(
@@ -442,6 +449,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::DefiniteAnswer,
                 Invariant::ResponseMatchesRequest,
                 Invariant::RefundMade,
+                Invariant::AppShowsWhatHappened,
             ],
             ..base(
                 Id::KeyScope,
