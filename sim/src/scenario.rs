@@ -211,15 +211,19 @@ pub enum FaultClass {
     Loss,
     /// The clock jumps an hour (a process paused, a lease ran out under it).
     Clock,
+    /// The clock jumps past a day (the lab's +25 h): past the keys' 24 h, the
+    /// processor's, and the app's retry deadline.
+    DayLater,
     /// The client fires extra copies of its request at once.
     Parallel,
 }
 
 impl FaultClass {
-    pub const ALL: [FaultClass; 4] = [
+    pub const ALL: [FaultClass; 5] = [
         FaultClass::Crash,
         FaultClass::Loss,
         FaultClass::Clock,
+        FaultClass::DayLater,
         FaultClass::Parallel,
     ];
 
@@ -228,6 +232,7 @@ impl FaultClass {
         Some(match cmd {
             Command::Crash(_) | Command::Restart(_) => FaultClass::Crash,
             Command::Lose(_) | Command::LoseNextResponse => FaultClass::Loss,
+            Command::AdvanceClock(d) if *d >= Millis::hours(24) => FaultClass::DayLater,
             Command::AdvanceClock(_) => FaultClass::Clock,
             Command::ParallelRetries(_) => FaultClass::Parallel,
             Command::ExternalDebit { .. } | Command::ExternalPut => return None,
@@ -255,9 +260,44 @@ const MONEY: &[Invariant] = &[Invariant::AtMostOnceCharge, Invariant::LedgerMatc
 /// duplicate during the work, or a retry after a lost answer or a crash, finds no
 /// key and charges again.
 const CHECK_THEN_ACT: Limit = Limit {
-    faults: &FaultClass::ALL,
+    faults: &[
+        FaultClass::Crash,
+        FaultClass::Loss,
+        FaultClass::Clock,
+        FaultClass::Parallel,
+    ],
     breaks: MONEY,
     shown_by: ScenarioId::ConcurrentDuplicates,
+};
+
+/// A day later (+25 h) the app is past its retry deadline (12 h): it gives up
+/// without learning the outcome, where it is still unknown to it. Only asking the
+/// API again by the key once the deadline passes repairs that (issue 23's
+/// reconciliation, not modelled yet).
+pub(crate) const DAY_LATER: Limit = Limit {
+    faults: &[FaultClass::DayLater],
+    breaks: &[Invariant::DefiniteAnswer],
+    shown_by: ScenarioId::TtlExpiry,
+};
+
+/// The same, and a charge whose ledger row had not committed when the clock
+/// jumped stays unbooked: the retry that would book it never comes. Only a
+/// reconciliation job that matches the processor's charges to the ledger by key
+/// books it (not modelled yet).
+pub(crate) const DAY_LATER_UNBOOKED: Limit = Limit {
+    breaks: &[Invariant::DefiniteAnswer, Invariant::LedgerMatchesCharges],
+    ..DAY_LATER
+};
+
+/// A pitfall's check-then-act a day later: the retry after the keys expired
+/// charges again, and either charge may miss its ledger row.
+pub(crate) const DAY_LATER_TWICE: Limit = Limit {
+    breaks: &[
+        Invariant::AtMostOnceCharge,
+        Invariant::LedgerMatchesCharges,
+        Invariant::DefiniteAnswer,
+    ],
+    ..DAY_LATER
 };
 
 /// The two groups of the scenario picker.

@@ -1,8 +1,8 @@
 //! The single-fault sweep: for every scenario's defended configuration and
 //! [`SEEDS`] seeds, at every step of the run, apply each single fault the
 //! reader can cause there — crash or restart each crashable node, lose each
-//! message in flight or the next response, move the clock by an hour, fire
-//! two parallel copies —
+//! message in flight or the next response, move the clock by an hour or by 25,
+//! fire parallel copies (2 to the lab's 10) —
 //! run to the end, and check the safety invariants and liveness.
 //!
 //! A fault strikes between any two events, not only at a handler's phase
@@ -26,10 +26,15 @@ const SEEDS: u64 = 50;
 /// The supervisor's restart delay for scenarios that have none of their own.
 const SUPERVISOR: Millis = Millis(800);
 
-/// Every single fault the reader can cause in `w`: the explorer's faults (lose a
-/// message in flight, crash or restart a process, +1 h), and the client's own
-/// (lose the next response, two parallel copies).
-fn single_faults(w: &World) -> Vec<Command> {
+/// The most parallel copies the lab fires at once ([`Command::PARALLEL`]).
+const MAX_COPIES: u32 = *Command::PARALLEL.end();
+
+/// Every single fault the reader can cause in `w` at `step` of seed `seed`'s
+/// run: the explorer's faults (lose a message in flight, crash or restart a
+/// process, +1 h), +25 h, and the client's own (lose the next response,
+/// parallel copies: 2 and the lab's maximum everywhere, and one count between,
+/// which turns with the step and the seed so that every count is swept).
+fn single_faults(w: &World, seed: u64, step: usize) -> Vec<Command> {
     let mut v: Vec<Command> = w
         .choices()
         .into_iter()
@@ -39,8 +44,10 @@ fn single_faults(w: &World) -> Vec<Command> {
         if !w.is_quiet() {
             v.push(Command::LoseNextResponse);
         }
-        v.push(Command::ParallelRetries(2));
+        let between = 3 + (seed as u32 + step as u32) % (MAX_COPIES - 3);
+        v.extend([2, between, MAX_COPIES].map(Command::ParallelRetries));
     }
+    v.push(Command::AdvanceClock(Millis::hours(25)));
     v
 }
 
@@ -94,7 +101,7 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             let base = Run::new(s.clone(), Config::defaults(&s, seed).with_toggles(toggles));
             for k in 0..=base.len() {
                 let w = base.state_at(k);
-                for cmd in single_faults(&w) {
+                for cmd in single_faults(&w, seed, k) {
                     let class = FaultClass::of(&cmd).expect("a fault");
                     let mut run = base.clone();
                     if run.apply_at(k, cmd.clone()).is_err() {
@@ -150,7 +157,7 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
             }
         }
     }
-    eprintln!("sweep: {runs} single-fault runs");
+    println!("sweep: {runs} single-fault runs");
     let tally: Vec<String> = tally.iter().map(|(k, n)| format!("{n:6} {k}")).collect();
     assert!(
         failures.is_empty(),

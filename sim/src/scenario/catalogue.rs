@@ -156,6 +156,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 (DeleteOnError, false),
             ],
             ledger_key: true,
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::IdempotencyKey,
                 Seed,
@@ -172,6 +173,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 only_with: Some(OtherWriter),
             }],
             shows: &[Figure::Account],
+            limits: &[DAY_LATER],
             ..base(
                 Id::ConditionalUpdate,
                 Seed,
@@ -186,6 +188,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             toggles: &[(OpDedup, false), (UniqueConstraint, true)],
             invariants: &[Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
             shows: &[Figure::Likes],
+            limits: &[DAY_LATER],
             ..base(
                 Id::CounterIncrement,
                 Seed,
@@ -209,6 +212,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 },
                 ..Links::DEFAULT
             },
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::ConcurrentDuplicates,
                 Pitfall,
@@ -219,7 +223,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             apis: 2,
             toggles: &[(SharedStore, false)],
-            limits: &[CHECK_THEN_ACT],
+            limits: &[DAY_LATER_TWICE, CHECK_THEN_ACT],
             ..base(
                 Id::InMemoryStore,
                 Pitfall,
@@ -255,7 +259,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         },
         Scenario {
             toggles: &[(LongTtl, false), (ShortDeadline, false)],
-            limits: &[CHECK_THEN_ACT],
+            limits: &[DAY_LATER_UNBOOKED, CHECK_THEN_ACT],
             // An app that keeps a failed payment and retries it for two days, past
             // the key's 24 hours.
             retry: Retry {
@@ -300,6 +304,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 max_attempts: 8,
                 ..Retry::MOBILE
             },
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::CrashAfterCharge,
                 Pitfall,
@@ -310,6 +315,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             toggles: &[(IdempotencyKey, false), (KeyToProcessor, false)],
             ledger_key: true,
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::TransactionIsNotIdempotency,
                 Pitfall,
@@ -346,7 +352,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         },
         Scenario {
             toggles: &[(NewKeyPerRetry, true)],
-            limits: &[CHECK_THEN_ACT],
+            limits: &[DAY_LATER_TWICE, CHECK_THEN_ACT],
             ..base(
                 Id::NewKeyPerRetry,
                 Pitfall,
@@ -362,14 +368,22 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             // its row; when the UPDATE's own answer is lost, or the process dies before
             // the charge, the retry answers 200 PAID with nothing charged at all. The
             // row-count check stops the second charge, not the half-done first one.
-            limits: &[Limit {
-                faults: &[FaultClass::Crash, FaultClass::Loss, FaultClass::Clock],
-                breaks: &[
-                    Invariant::LedgerMatchesCharges,
-                    Invariant::AppShowsWhatHappened,
-                ],
-                shown_by: Id::StatusTransition,
-            }],
+            limits: &[
+                DAY_LATER,
+                Limit {
+                    faults: &[
+                        FaultClass::Crash,
+                        FaultClass::Loss,
+                        FaultClass::Clock,
+                        FaultClass::DayLater,
+                    ],
+                    breaks: &[
+                        Invariant::LedgerMatchesCharges,
+                        Invariant::AppShowsWhatHappened,
+                    ],
+                    shown_by: Id::StatusTransition,
+                },
+            ],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
             ..base(
                 Id::StatusTransition,
@@ -401,6 +415,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::AppShowsWhatHappened,
             ],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::Receipts],
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::ReceiptEmail,
                 Pitfall,
@@ -422,6 +437,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 only_with: None,
             }],
             shows: &[Figure::Profile],
+            limits: &[DAY_LATER],
             ..base(
                 Id::LatePut,
                 Pitfall,
@@ -451,6 +467,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::RefundMade,
                 Invariant::AppShowsWhatHappened,
             ],
+            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::KeyScope,
                 Pitfall,
