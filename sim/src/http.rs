@@ -159,6 +159,8 @@ pub enum ErrorCode {
     IdempotencyKeyMissing,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
+    /// Another request holds the order's PAYING lease: try again later.
+    PaymentInProgress,
     VersionMismatch,
     PreconditionFailed,
     InternalError,
@@ -173,6 +175,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyKeyMissing => "idempotency_key_missing",
             ErrorCode::IdempotencyKeyInUse => "idempotency_key_in_use",
             ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
+            ErrorCode::PaymentInProgress => "payment_in_progress",
             ErrorCode::VersionMismatch => "version_mismatch",
             ErrorCode::PreconditionFailed => "precondition_failed",
             ErrorCode::InternalError => "internal_error",

@@ -57,6 +57,12 @@ phases! {
     InsertOp,
     Increment,
     UpdateStatus,
+    /// The order from NEW to PAYING, with this moment as its lease's token.
+    ClaimOrder,
+    /// Read the order (a claim found it taken: PAID, or PAYING by whom and since when).
+    ReadOrder,
+    /// The order from PAYING to PAID, in the ledger row's transaction, fenced by the token.
+    MarkPaid,
     /// Producer: send the event to the broker.
     Publish,
     /// Consumer: a record arrived.
@@ -364,6 +370,10 @@ const USER: i64 = 42;
 /// The user every request belongs to.
 pub const USER_ID: i64 = USER;
 
+/// The order's columns with [`Toggle::PayingLease`]: `locked_at` is the
+/// lease's start and its fencing token (NULL before the first claim).
+pub const ORDER_COLUMNS: [&str; 3] = ["id", "status", "locked_at"];
+
 /// The ledger's columns, in the order `SELECT *` returns them.
 pub const PAYMENT_COLUMNS: [&str; 4] = ["id", "user_id", "amount", "idempotency_key"];
 
@@ -549,10 +559,17 @@ impl Scenario {
                     ));
                 }
                 if self.handler == Handler::PayOrder {
+                    let (columns, mut row) =
+                        (&ORDER_COLUMNS, vec![Value::Int(42), Value::text("NEW")]);
+                    let lease = toggles.has(Toggle::PayingLease);
+                    if lease {
+                        row.push(Value::Null);
+                    }
+                    let columns = if lease { &columns[..] } else { &columns[..2] };
                     t.push(
-                        Table::new("orders", &["id", "status"])
+                        Table::new("orders", columns)
                             .with_unique("orders_pkey", &["id"], true)
-                            .with_row(vec![Value::Int(42), Value::text("NEW")]),
+                            .with_row(row),
                     );
                 }
             }

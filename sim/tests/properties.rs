@@ -240,21 +240,6 @@ const LIMITS: &[Limit] = &[
         shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },
-    Limit {
-        scenario: "status-transition",
-        faults: "crashes",
-        breaks: &[
-            Invariant::LedgerMatchesCharges,
-            Invariant::AppShowsWhatHappened,
-        ],
-        fix: None,
-        shown_by: "status-transition",
-        why: "the transition to PAID commits on its own, before the charge and the \
-              ledger row: after a crash between them the retry's UPDATE finds 0 rows and \
-              answers 200, so the charge never gets its ledger row (or the order is PAID \
-              with no charge at all). The row-count check stops the second charge, not \
-              the half-done first one; no toggle of the scenario makes the three atomic.",
-    },
 ];
 
 /// The safety invariants (all but DefiniteAnswer) broken in `run`.

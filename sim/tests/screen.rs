@@ -205,3 +205,92 @@ fn a_run_ends_quiet_after_any_single_fault() {
     }
     assert!(runs > 1_000, "{runs} runs");
 }
+
+/// status-transition with the PAYING lease (the defended design).
+fn with_lease() -> (Scenario, Toggles) {
+    let (s, t) = flag_first();
+    (s, t.with(idem_sim::Toggle::PayingLease, true))
+}
+
+fn sql(r: &Run, prefix: &str) -> Vec<String> {
+    r.trace
+        .iter()
+        .flat_map(|rec| &rec.happenings)
+        .filter_map(|h| match h {
+            idem_sim::trace::Happening::Sql { stmt, outcome, .. }
+                if stmt.to_string().starts_with(prefix) =>
+            {
+                Some(format!("{stmt} → {outcome}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The two reproducers of the flag-first handler, under the lease: the lost
+/// answer of the claim, and a crash at every step. Each ends paid once, booked,
+/// the order PAID, every invariant holding; and the lease is taken over (and
+/// the processor asked again with the order's key) where its owner died.
+#[test]
+fn status_transition_with_the_lease_pays_once_whatever_is_lost_or_crashes() {
+    let (s, t) = with_lease();
+    let base = run(&s, t, 0);
+    // The lease is taken at 103 ms (its token); PAID commits with the ledger row
+    // under that token; the retry after the lost answer finds no NEW order.
+    assert_eq!(
+        sql(&base, "UPDATE orders"),
+        [
+            "UPDATE orders SET status = 'PAYING', locked_at = 103 WHERE id = 42 AND status = 'NEW' → UPDATE 1",
+            "UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'PAYING' AND locked_at = 103 → UPDATE 1",
+            "UPDATE orders SET status = 'PAYING', locked_at = 2129 WHERE id = 42 AND status = 'NEW' → UPDATE 0",
+        ],
+        "{}",
+        base.text()
+    );
+    let mut runs = 0;
+    let mut takeovers = 0;
+    for k in 0..base.len() {
+        let w = base.state_at(k);
+        let mut faults = vec![Command::Crash(NodeId::Api(0))];
+        faults.extend(w.msgs.values().map(|m| Command::Lose(m.id)));
+        for cmd in faults {
+            let mut r = base.clone();
+            if r.apply_at(k, cmd.clone()).is_err() {
+                continue;
+            }
+            runs += 1;
+            let end = r.end();
+            let what = format!("{cmd:?} at {k}\n{}", r.text());
+            assert!(end.all_hold(), "{what}");
+            assert!(
+                matches!(end.client.ops[0].belief, Belief::Succeeded(_)),
+                "{what}"
+            );
+            assert_eq!(end.processor.charges.len(), 1, "{what}");
+            assert_eq!(end.ledger_rows(), Some(1), "{what}");
+            assert_eq!(end.observables().order_status.as_deref(), Some("PAID"));
+            let taken = sql(&r, "UPDATE orders SET status = 'PAYING', locked_at")
+                .iter()
+                .any(|l| l.contains("AND locked_at =") && l.ends_with("UPDATE 1"));
+            takeovers += usize::from(taken);
+            // Every ask of the processor carries the order's key.
+            let keys: Vec<Option<String>> = r
+                .trace
+                .iter()
+                .flat_map(|rec| &rec.happenings)
+                .filter_map(|h| match h {
+                    idem_sim::trace::Happening::Charged { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!(
+                !keys.is_empty() && keys.iter().all(|k| k.as_deref() == Some("order-42")),
+                "{what}"
+            );
+        }
+    }
+    assert!(
+        runs > 20 && takeovers > 0,
+        "{runs} runs, {takeovers} takeovers"
+    );
+}

@@ -587,8 +587,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(UpdateStatus)],
                     "UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'NEW'",
-                    "коммит сразу",
-                    "commits at once",
+                    "без аренды: флаг коммитится до списания",
+                    "no lease: the flag commits before the charge",
                 ),
                 l(
                     &[Answer(UpdateStatus, 200)],
@@ -596,12 +596,50 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "без проверки: списать снова",
                     "no check: charge again",
                 ),
-                c(&[In(Charge)], CHARGE),
+                l(
+                    &[In(ClaimOrder)],
+                    "UPDATE orders SET status = 'PAYING', locked_at = now() WHERE id = 42 AND status = 'NEW'",
+                    "с арендой: её начало — метка",
+                    "with a lease: its start is the token",
+                ),
+                c(
+                    &[In(ReadOrder)],
+                    "if rows == 0: order = SELECT * FROM orders WHERE id = 42",
+                ),
+                c(
+                    &[Answer(ReadOrder, 200)],
+                    "  if order.status == 'PAID': return 200 {status: 'PAID'}",
+                ),
+                l(
+                    &[],
+                    "",
+                    "PAYING в пределах аренды — 409; после неё — перехват с новой меткой (UPDATE … WHERE locked_at = прочитанная) и снова списание с тем же ключом",
+                    "PAYING within its lease: 409; past it, a takeover with a new token (UPDATE … WHERE locked_at = the one read), and the charge again with the same key",
+                ),
+                c(&[After(UpdateStatus, Charge)], CHARGE),
+                c(
+                    &[After(ClaimOrder, Charge), After(Takeover, Charge)],
+                    "charge = processor.charge(card, 100, idempotency_key: 'order-42')",
+                ),
+                c(&[In(Begin)], "BEGIN"),
                 c(
                     &[In(InsertPayment)],
                     "INSERT INTO payments VALUES ('pay_1', 42, 100, NULL)",
                 ),
-                c(&[Answer(InsertPayment, 200)], "return 200 {status: 'PAID'}"),
+                l(
+                    &[Answer(InsertPayment, 200)],
+                    "return 200 {status: 'PAID'}",
+                    "без аренды: без транзакции",
+                    "no lease: no transaction",
+                ),
+                l(
+                    &[In(MarkPaid)],
+                    "UPDATE orders SET status = 'PAID' WHERE id = 42 AND status = 'PAYING' AND locked_at = token",
+                    "в той же транзакции, если аренда ещё своя",
+                    "in the same transaction, if the lease is still its own",
+                ),
+                c(&[In(Commit)], "COMMIT"),
+                c(&[Answer(Commit, 200)], "return 200 {status: 'PAID'}"),
             ];
             L
         }

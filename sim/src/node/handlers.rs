@@ -3,12 +3,14 @@
 //! (`node::charge`); the others are here: reading and debiting an account,
 //! a like, paying an order.
 
-use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
+use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Body, ErrorCode, Reply, Request};
+use crate::node::charge::CLAIM_LEASE;
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{cell, Act, Call, Handling, Input, Stored};
 use crate::out::Out;
-use crate::scenario::{Handler, Phase, Toggle, OUTBOX_COLUMNS};
+use crate::scenario::{Handler, Phase, Toggle, ORDER_COLUMNS, OUTBOX_COLUMNS};
+use crate::time::Millis;
 use crate::vecmap::VecMap;
 
 /// The API's handler: given where a request is and what its last call
@@ -119,6 +121,9 @@ pub(crate) fn rules(
                 _ => Act::error(500, ErrorCode::InternalError),
             }
         }
+        (Handler::PayOrder, Body::PayOrder { order, amount }) if out.has(Toggle::PayingLease) => {
+            pay_with_lease(h, input, order, amount, out)
+        }
         (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
             (Phase::Receive, _) => Act::Go(
                 Phase::UpdateStatus,
@@ -150,6 +155,107 @@ pub(crate) fn rules(
             _ => Act::error(500, ErrorCode::InternalError),
         },
         _ => Act::error(400, ErrorCode::BadRequest),
+    }
+}
+
+/// `POST /orders/42/pay` with a lease, as the ADR's claim: `UPDATE … SET
+/// status = 'PAYING', locked_at = now WHERE status = 'NEW'` (on its own: the
+/// lease is visible to every retry), the charge with the order id as the
+/// processor's key, then the ledger row and `PAID` in one transaction, fenced
+/// by the lease's token. A retry whose claim finds 0 rows reads the order:
+/// PAID is answered as paid; PAYING within its lease is in progress (409);
+/// PAYING past it is taken over (fenced, a new token) and the payment resumes:
+/// the processor answers the same key with the same charge.
+fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: &mut Out) -> Act {
+    let paid = || Act::Respond(200, Reply::Value("PAID".into()), false);
+    let busy = Act::error(409, ErrorCode::PaymentInProgress);
+    let this = Cond::Eq("id", Value::Int(order));
+    let charge = || Call::Charge(amount, Some(format!("order-{order}")));
+    let now = out.now;
+    let lease = |h: &mut Handling, cond: Vec<Cond>, phase: Phase| {
+        h.lock = Some(now);
+        let set = vec![
+            Assign::To("status", Value::text("PAYING")),
+            Assign::To("locked_at", Value::Int(now.0 as i64)),
+        ];
+        Act::Go(
+            phase,
+            Call::Sql(Stmt::Update {
+                table: "orders",
+                set,
+                cond,
+            }),
+        )
+    };
+    match (h.phase, input) {
+        (Phase::Receive, _) => {
+            let cond = vec![this, Cond::Eq("status", Value::text("NEW"))];
+            lease(h, cond, Phase::ClaimOrder)
+        }
+        (Phase::ClaimOrder | Phase::Takeover, Input::Sql(o)) if o.count() == 1 => {
+            Act::Go(Phase::Charge, charge())
+        }
+        (Phase::ClaimOrder, Input::Sql(_)) => Act::Go(
+            Phase::ReadOrder,
+            Call::Sql(Stmt::Select {
+                table: "orders",
+                cond: vec![this],
+            }),
+        ),
+        (Phase::ReadOrder, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
+            let get = |c| cell(&rows[0], &ORDER_COLUMNS, c);
+            let since = get("locked_at").and_then(Value::as_int);
+            match (get("status").and_then(Value::as_text), since) {
+                (Some("PAID"), _) => paid(),
+                (Some("PAYING"), Some(t)) if Millis(t as u64) + CLAIM_LEASE <= now => {
+                    // Its owner died or stalled: take the lease over, only if its token
+                    // is still the one read.
+                    let cond = vec![
+                        this,
+                        Cond::Eq("status", Value::text("PAYING")),
+                        Cond::Eq("locked_at", Value::Int(t)),
+                    ];
+                    lease(h, cond, Phase::Takeover)
+                }
+                _ => busy,
+            }
+        }
+        (Phase::Charge, Input::Charged(c, _)) => {
+            h.charge = Some(c);
+            Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+        }
+        (Phase::Charge, Input::Refused(code)) => Act::Respond(422, Reply::Error(code), false),
+        (Phase::Begin, Input::Sql(_)) => {
+            let pay = insert_payment(h, out, amount, None);
+            Act::Go(Phase::InsertPayment, Call::Sql(pay))
+        }
+        (Phase::InsertPayment, Input::Sql(o)) if o.is_error() => {
+            Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+        }
+        (Phase::InsertPayment, Input::Sql(_)) => {
+            let token = h.lock.unwrap_or_default().0 as i64;
+            Act::Go(
+                Phase::MarkPaid,
+                Call::Sql(Stmt::Update {
+                    table: "orders",
+                    set: vec![Assign::To("status", Value::text("PAID"))],
+                    cond: vec![
+                        this,
+                        Cond::Eq("status", Value::text("PAYING")),
+                        Cond::Eq("locked_at", Value::Int(token)),
+                    ],
+                }),
+            )
+        }
+        (Phase::MarkPaid, Input::Sql(o)) if o.count() == 1 => {
+            Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+        }
+        // The lease was taken over while this request worked: the fence refuses
+        // its write, it undoes its ledger row, and the new owner finishes.
+        (Phase::MarkPaid, Input::Sql(_)) => Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback)),
+        (Phase::Commit, Input::Sql(Outcome::Ok { tag, .. })) if tag != db::Tag::Rollback => paid(),
+        (Phase::Takeover | Phase::Rollback, _) => busy,
+        _ => Act::error(500, ErrorCode::InternalError),
     }
 }
 

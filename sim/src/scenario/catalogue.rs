@@ -361,29 +361,17 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             )
         },
         Scenario {
-            toggles: &[(RowCountCheck, true)],
-            // The transition to PAID commits on its own, before the charge and the
-            // ledger row: when the charge's answer is lost or the process dies after it,
-            // the retry's UPDATE finds 0 rows and answers 200, and the charge never gets
-            // its row; when the UPDATE's own answer is lost, or the process dies before
-            // the charge, the retry answers 200 PAID with nothing charged at all. The
-            // row-count check stops the second charge, not the half-done first one.
-            limits: &[
-                DAY_LATER,
-                Limit {
-                    faults: &[
-                        FaultClass::Crash,
-                        FaultClass::Loss,
-                        FaultClass::Clock,
-                        FaultClass::DayLater,
-                    ],
-                    breaks: &[
-                        Invariant::LedgerMatchesCharges,
-                        Invariant::AppShowsWhatHappened,
-                    ],
-                    shown_by: Id::StatusTransition,
-                },
-            ],
+            // Off by default, the flag-first handler: the transition to PAID commits on
+            // its own, before the charge and the ledger row. When the UPDATE's answer is
+            // lost, or the process dies after it, the retry's UPDATE finds 0 rows and
+            // answers 200 PAID with nothing charged (the app shows what did not happen);
+            // after the charge, the charge never gets its row. The row-count check stops
+            // the second charge, not the half-done first one. With the lease (defended)
+            // PAID commits with the ledger row and a retry resumes the payment.
+            toggles: &[(RowCountCheck, true), (PayingLease, false)],
+            // A day later the app is past its deadline and never learns the outcome; a
+            // charge whose ledger row had not committed stays unbooked (reconciliation).
+            limits: &[DAY_LATER_UNBOOKED],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
             ..base(
                 Id::StatusTransition,

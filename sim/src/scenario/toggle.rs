@@ -39,6 +39,11 @@ pub enum Toggle {
     OpDedup,
     /// Check the rows affected by the status transition before charging.
     RowCountCheck,
+    /// The order goes NEW → PAYING (a lease, its start the fencing token) before
+    /// the charge, the order id is the processor's key, and PAID commits with the
+    /// ledger row; a retry that finds PAYING past its lease takes it over and asks
+    /// the processor again with the same key. Off: the flag commits before the charge.
+    PayingLease,
     /// The consumer records message ids in processed_messages in the effect's transaction.
     ConsumerDedup,
     /// Kafka's enable.idempotence=true: the broker drops producer retries by (producer id, seq).
@@ -75,7 +80,7 @@ pub enum ToggleKind {
 }
 
 impl Toggle {
-    pub const ALL: [Toggle; 24] = [
+    pub const ALL: [Toggle; 25] = [
         Toggle::IdempotencyKey,
         Toggle::UniqueConstraint,
         Toggle::AtomicClaim,
@@ -91,6 +96,7 @@ impl Toggle {
         Toggle::IfMatch,
         Toggle::OpDedup,
         Toggle::RowCountCheck,
+        Toggle::PayingLease,
         Toggle::ConsumerDedup,
         Toggle::IdempotentProducer,
         Toggle::NewKeyPerRetry,
@@ -139,6 +145,7 @@ impl Toggle {
             Toggle::IfMatch => "if-match",
             Toggle::OpDedup => "op-dedup",
             Toggle::RowCountCheck => "row-count-check",
+            Toggle::PayingLease => "paying-lease",
             Toggle::ConsumerDedup => "consumer-dedup",
             Toggle::IdempotentProducer => "idempotent-producer",
             Toggle::NewKeyPerRetry => "new-key-per-retry",
