@@ -112,6 +112,26 @@ impl Default for Bound {
 }
 
 impl World {
+    /// Every fault the reader's buttons can cause now: the explorer's (lose a
+    /// message in flight, crash or restart a process, +1 h), losing the next
+    /// response while one may come, `copies` parallel copies of each count given
+    /// (where there is a client), and +25 h. The sweeps draw from it.
+    pub fn reader_faults(&self, copies: &[u32]) -> Vec<Command> {
+        let mut v: Vec<Command> = self
+            .choices()
+            .into_iter()
+            .filter_map(Choice::command)
+            .collect();
+        if !self.client.ops.is_empty() {
+            if !self.is_quiet() {
+                v.push(Command::LoseNextResponse);
+            }
+            v.extend(copies.iter().map(|n| Command::ParallelRetries(*n)));
+        }
+        v.push(Command::AdvanceClock(Millis::hours(25)));
+        v
+    }
+
     /// Every choice the world could make now: fire any pending event (in any
     /// order), lose any message in flight that would arrive, crash any node
     /// that can crash and is up, restart any that is down, advance the clock

@@ -196,6 +196,23 @@ impl Run {
         Run::replay(s, config, &self.commands())
     }
 
+    /// The invariants of its scenario it breaks, as the sweeps judge a run:
+    /// safety at any step; the ledger and the answers at the end (between a
+    /// crash after the charge and the retry that repairs it the ledger
+    /// genuinely lags).
+    pub fn broken(&self) -> std::collections::BTreeSet<Invariant> {
+        let end = self.end();
+        self.scenario
+            .invariants
+            .iter()
+            .copied()
+            .filter(|inv| match inv {
+                Invariant::LedgerMatchesCharges | Invariant::DefiniteAnswer => !end.invariants[inv],
+                _ => self.first_violation(*inv).is_some(),
+            })
+            .collect()
+    }
+
     /// The first step at which `inv` stopped holding.
     pub fn first_violation(&self, inv: Invariant) -> Option<usize> {
         self.find(|h| *h == Happening::Invariant { inv, holds: false })

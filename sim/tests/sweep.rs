@@ -15,7 +15,6 @@
 //! scenario (`Scenario::limits`), each naming the scenario that shows it. A
 //! failure names scenario, seed, step and fault.
 
-use idem_sim::explore::Choice;
 use idem_sim::scenario::{self, FaultClass, Scenario, Toggle, ToggleKind};
 use idem_sim::{Command, Config, Invariant, Millis, Run, World};
 use std::collections::BTreeSet;
@@ -35,36 +34,8 @@ const MAX_COPIES: u32 = *Command::PARALLEL.end();
 /// parallel copies: 2 and the lab's maximum everywhere, and one count between,
 /// which turns with the step and the seed so that every count is swept).
 fn single_faults(w: &World, seed: u64, step: usize) -> Vec<Command> {
-    let mut v: Vec<Command> = w
-        .choices()
-        .into_iter()
-        .filter_map(Choice::command)
-        .collect();
-    if !w.client.ops.is_empty() {
-        if !w.is_quiet() {
-            v.push(Command::LoseNextResponse);
-        }
-        let between = 3 + (seed as u32 + step as u32) % (MAX_COPIES - 3);
-        v.extend([2, between, MAX_COPIES].map(Command::ParallelRetries));
-    }
-    v.push(Command::AdvanceClock(Millis::hours(25)));
-    v
-}
-
-/// The invariants `run` breaks: safety at any step (the ledger at the end:
-/// between a crash after the charge and the retry that repairs it the ledger
-/// genuinely lags), liveness at the end.
-fn broken(run: &Run) -> BTreeSet<Invariant> {
-    let end = run.end();
-    run.scenario
-        .invariants
-        .iter()
-        .copied()
-        .filter(|inv| match inv {
-            Invariant::LedgerMatchesCharges | Invariant::DefiniteAnswer => !end.invariants[inv],
-            _ => run.first_violation(*inv).is_some(),
-        })
-        .collect()
+    let between = 3 + (seed as u32 + step as u32) % (MAX_COPIES - 3);
+    w.reader_faults(&[2, between, MAX_COPIES])
 }
 
 fn supervised(s: &Scenario) -> Scenario {
@@ -111,7 +82,7 @@ fn defended_configurations_survive_every_single_fault_at_every_step() {
                     runs += 1;
                     let allowed: BTreeSet<Invariant> =
                         s.allowed_breaks(class).into_iter().collect();
-                    let b = broken(&run);
+                    let b = run.broken();
                     for inv in &b {
                         if allowed.contains(inv) {
                             seen_limits.insert((s.id, class, *inv));
