@@ -2,7 +2,7 @@
 #
 #   make serve   install what is missing, then serve the lesson on http://127.0.0.1:8080 (live reload)
 #   make test    install what is missing, then run every check (what CI runs: .ci/run)
-#   make build   release build into dist/
+#   make build   release build into dist/ (installs nothing: says what is missing)
 #   make bench   sizes of dist/ and time to interactive in headless Chromium
 #   make scorm   release build as a SCORM 1.2 package: target/scorm/idempotency-lab.zip
 #   make setup   only install what is missing (scripts/setup.sh)
@@ -20,7 +20,7 @@ E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.t
 # Never run these steps in parallel, even under `make -j`.
 .NOTPARALLEL:
 
-.PHONY: help setup serve build test bench scorm clean \
+.PHONY: help setup tools serve build test bench scorm clean \
         test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
 
 help:
@@ -31,11 +31,17 @@ setup:
 
 # The debug build goes to target/serve, never to dist/: dist/ only ever holds a release
 # build (a debug build's inline reload script breaks the strict CSP where dist/ is copied).
-serve: setup
-	trunk serve --offline --dist target/serve
+# What `make build` needs, checked without installing anything.
+tools:
+	@for t in trunk wasm-bindgen wasm-opt; do \
+	  command -v $$t >/dev/null || { echo "make build: $$t is missing; 'make setup' installs it" >&2; exit 1; }; \
+	done
 
-build: setup
-	trunk build --release --offline
+serve: setup
+	trunk serve --offline --locked --dist target/serve
+
+build: tools
+	trunk build --release --offline --locked
 
 # The steps run in this order and stop at the first failure.
 test: setup
@@ -46,21 +52,21 @@ test-fmt:
 	cargo fmt --all -- --check
 
 test-clippy:
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --locked --workspace --all-targets -- -D warnings
 
 test-clippy-wasm:
-	cargo clippy -p idempotency-lab --target $(WASM_TARGET) -- -D warnings
+	cargo clippy --locked -p idempotency-lab --target $(WASM_TARGET) -- -D warnings
 
 test-rust:
-	cargo test --workspace
+	cargo test --locked --workspace
 
 test-build:
-	trunk build --release --offline
+	trunk build --release --offline --locked
 
 test-e2e:
 	node --test --test-reporter=tap --test-concurrency=1 $(E2E_TESTS)
 
-bench: build
+bench: setup build
 	node scripts/bench.mjs
 
 # dist/ and imsmanifest.xml, zipped (scripts/scorm.mjs; the SCO's run-time side is scorm.js).

@@ -227,7 +227,7 @@ async function explorer(browser, url) {
   console.log('');
   console.log(`the explorer's worker: ${worker.total.raw} bytes raw, ${worker.total.gzip} gzip ` +
     `(budget ${WORKER_GZIP_BUDGET_BYTES}), never part of a page load`);
-  const out = execFileSync('cargo', ['run', '-q', '--release', '-p', 'idem-sim', '--example', 'explore_worker_bench'], {
+  const out = execFileSync('cargo', ['run', '-q', '--locked', '--release', '-p', 'idem-sim', '--example', 'explore_worker_bench'], {
     cwd: REPO,
     encoding: 'utf8',
   });

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, skipping whatever is already present.
-# Safe to run any number of times; `make serve`, `make build` and `make test` run it first.
+# Safe to run any number of times; `make serve` and `make test` run it first (`make build`
+# installs nothing: it says what is missing).
 #
+#   Rust 1.95.0        the release rust-toolchain.toml pins (the stable toolchain, named so)
 #   wasm32 target      rustup target add wasm32-unknown-unknown
 #   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
 #                      (no --locked: one of its pinned dependencies is not on the registry)
 #   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, unzip: make scorm, its test)
-#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, axe-core,
+#   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, csso, axe-core,
 #                      scorm-again = the SCORM 1.2 LMS of e2e/scorm.test.mjs)
 #
 # Versions that work on these machines, and those that do not: ../shared/TOOLCHAIN.md.
@@ -50,8 +52,23 @@ apt_install() {
   installed+=("$*")
 }
 
-# --- Rust: wasm target -------------------------------------------------------------
+# --- Rust: the pinned toolchain of rust-toolchain.toml, and its wasm target -----------
 command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust with rustup first"
+# rustup would try to download a toolchain named in rust-toolchain.toml that it lacks, and
+# only the package registries are reachable here. When the machine's stable toolchain is
+# that very release, it is the pinned toolchain: name it so (a link, as rustup would lay it).
+PINNED="$(sed -n 's/^channel = "\(.*\)"$/\1/p' rust-toolchain.toml)"
+[ -n "$PINNED" ] || die "rust-toolchain.toml names no channel"
+if ! RUSTUP_TOOLCHAIN=stable rustup toolchain list | grep -q "^$PINNED-"; then
+  stable="$(RUSTUP_TOOLCHAIN=stable rustc --version 2>/dev/null | cut -d' ' -f2)"
+  host="$(RUSTUP_TOOLCHAIN=stable rustc -vV | sed -n 's/^host: //p')"
+  home="${RUSTUP_HOME:-$HOME/.rustup}"
+  [ "$stable" = "$PINNED" ] && [ -d "$home/toolchains/stable-$host" ] ||
+    die "Rust $PINNED (rust-toolchain.toml) is not installed and the stable toolchain is ${stable:-missing}: install it with 'rustup toolchain install $PINNED'"
+  say "naming the stable toolchain (Rust $PINNED) $PINNED-$host, as rust-toolchain.toml pins it"
+  ln -s "$home/toolchains/stable-$host" "$home/toolchains/$PINNED-$host"
+  installed+=("Rust $PINNED")
+fi
 # (Read the list first: `rustup … | grep -q` can fail under pipefail when grep exits early.)
 targets="$(rustup target list --installed)"
 if ! grep -qx 'wasm32-unknown-unknown' <<<"$targets"; then

@@ -1,5 +1,6 @@
-//! `make test` (what CI runs) runs every end-to-end test file: a file under
-//! `e2e/` that `E2E_TESTS` in the Makefile does not name would never run.
+//! The build's own rules, read from its files: `make test` (what CI runs) runs every
+//! end-to-end test file (a file under `e2e/` that `E2E_TESTS` in the Makefile does not
+//! name would never run), and the build is what `Cargo.toml` says it is.
 
 use std::fs;
 
@@ -31,5 +32,87 @@ fn make_test_runs_every_e2e_file() {
             files.iter().any(|x| x == f),
             "E2E_TESTS names {f}, which does not exist"
         );
+    }
+}
+
+/// `[patch.crates-io]` puts `patch/wasm-streams` in place of the registry's crate (−7.4 KB
+/// gzip per page load). If the patch stopped applying (a version that no longer matches),
+/// cargo would only warn, take the registry's crate and build a page that still fits its
+/// budget: the lock file is where that shows, as a registry source or an unused patch.
+#[test]
+fn the_wasm_streams_patch_applies() {
+    let lock = fs::read_to_string("Cargo.lock").expect("Cargo.lock");
+    assert!(
+        !lock.contains("[[patch.unused]]"),
+        "Cargo.lock lists an unused patch: {}",
+        lock.split("[[patch.unused]]").nth(1).unwrap_or_default()
+    );
+    let packages: Vec<&str> = lock
+        .split("[[package]]")
+        .filter(|p| p.contains("\nname = \"wasm-streams\"\n"))
+        .collect();
+    assert_eq!(packages.len(), 1, "one wasm-streams in Cargo.lock");
+    assert!(
+        !packages[0].contains("\nsource = "),
+        "wasm-streams comes from {}, not from patch/wasm-streams",
+        packages[0]
+            .lines()
+            .find(|l| l.starts_with("source"))
+            .unwrap_or("?")
+    );
+}
+
+/// The toolchain is a release, not a channel that moves (`stable` took new clippy lints
+/// into CI unasked), and it is the one `Cargo.toml` names as the crate's `rust-version`.
+#[test]
+fn the_toolchain_is_pinned() {
+    let file = fs::read_to_string("rust-toolchain.toml").expect("rust-toolchain.toml");
+    let channel = file
+        .lines()
+        .find_map(|l| l.strip_prefix("channel = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("channel = \"…\" in rust-toolchain.toml");
+    let parts: Vec<&str> = channel.split('.').collect();
+    assert!(
+        parts.len() == 3 && parts.iter().all(|p| p.parse::<u32>().is_ok()),
+        "rust-toolchain.toml's channel {channel:?} is not a release such as 1.95.0"
+    );
+    let manifest = fs::read_to_string("Cargo.toml").expect("Cargo.toml");
+    assert!(
+        manifest.contains(&format!(
+            "rust-version = \"{}\"",
+            &channel[..channel.rfind('.').unwrap()]
+        )),
+        "Cargo.toml's rust-version is not {channel}'s"
+    );
+}
+
+/// Every cargo call of the build's own files keeps to `Cargo.lock` (`--locked`): a
+/// dependency cannot move under CI. `cargo fmt` resolves nothing; `cargo install` is
+/// setup's, with the reasons it gives.
+#[test]
+fn every_cargo_call_is_locked() {
+    for file in ["Makefile", "scripts/bench.mjs"] {
+        let text = fs::read_to_string(file).expect(file);
+        for line in text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with(['#', '/']))
+        {
+            let call = [
+                "cargo clippy",
+                "cargo test",
+                "cargo build",
+                "cargo run",
+                "trunk build",
+                "trunk serve",
+                "'cargo', ['run'",
+            ]
+            .iter()
+            .any(|c| line.contains(c));
+            assert!(
+                !call || line.contains("--locked"),
+                "{file}: a cargo call without --locked: {line}"
+            );
+        }
     }
 }
