@@ -1,12 +1,12 @@
 // The page's first script: a classic script in <head>, which the build's last hook
-// (e2e/prerender.mjs) writes into each page, so it runs as the parser reaches it, before
+// (build/prerender.mjs) writes into each page, so it runs as the parser reaches it, before
 // anything is drawn and with no round trip; the page's policy allows it by its hash
 // (script-src 'self' 'wasm-unsafe-eval' 'sha256-…').
 //
 // It stands after Trunk's <meta name="wasm-app">, which it reads (see 3).
 //
 // 1. The page of the reader's language. The lesson is prerendered once per language
-//    (e2e/prerender.mjs): index.html in English and ru.html in Russian, side by side,
+//    (build/prerender.mjs): index.html in English and ru.html in Russian, side by side,
 //    so relative paths work from any sub-path. The language is `lang=` of the link
 //    (`ru`, `en`, any case, with or without a region, as Lang::parse in
 //    src/lesson/mod.rs); without one, the page's own, except index.html, the address
@@ -35,6 +35,10 @@
 //    style/main.css); its language switch then opens the other language's page. A panic while starting is not that: the panic hook has drawn its
 //    own box (src/crash.rs), and the error goes on.
 (() => {
+  // Once: where a host's policy refused this script inline, the page's fallback script
+  // runs it again as a file (build/prerender.mjs, `fallback`); the mark tells it not to.
+  if (window.idemBoot) return;
+  window.idemBoot = true;
   const html = document.documentElement;
   const pages = { en: 'index.html', ru: 'ru.html' };
   const query = new URLSearchParams(location.search);

@@ -4,7 +4,8 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-// Flags that work on these machines (see ../shared/TOOLCHAIN.md).
+// Flags that work on these machines: without the background-networking ones, Chromium
+// keeps trying hosts this closed network refuses.
 const ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -5,6 +5,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
+import { FALLBACK_DIR, PAGES } from '../build/prerender.mjs';
+
+// The build's facts, for the tests and the bench.
+export { FALLBACK_DIR, PAGES };
+
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(REPO, 'dist');
 
@@ -15,11 +20,6 @@ export const GZIP_BUDGET_BYTES = 200 * 1024;
 export const LESSON_DIR = 'public/lesson/';
 export const LANGS = ['ru', 'en'];
 
-/**
- * The page of each language, prerendered with its text (e2e/prerender.mjs), side by
- * side in dist/ so relative paths stay right; boot.js sends a reader to theirs.
- */
-export const PAGES = { en: 'index.html', ru: 'ru.html' };
 
 /** The explorer's Web Worker (worker/): fetched only when the Explore panel first opens. */
 export const WORKER_DIR = 'worker/';
@@ -82,14 +82,17 @@ export function distSizes(dir = DIST) {
 /**
  * Files a page load in `lang` transfers, less the open scenario's text: the page of
  * `lang` (its text prerendered in it) and everything else outside public/lesson/ but
- * the other language's page and worker/ (the module, glue, style, scripts and icon;
- * the explorer's worker is fetched only when the Explore panel opens). The sections
+ * the other language's page, worker/ and fallback/ (the module, glue, scripts and icon;
+ * the explorer's worker is fetched only when the Explore panel opens, the fallback's
+ * files only under a host's policy that refuses the page's inline style and boot.js). The sections
  * fragments are not fetched at load: only when the reader switches language.
  */
 export function pageLoadFiles(lang) {
   const otherPages = new Set(Object.entries(PAGES).filter(([l]) => l !== lang).map(([, p]) => p));
   return new Set(
-    distFiles().filter((f) => !f.startsWith(LESSON_DIR) && !f.startsWith(WORKER_DIR) && !otherPages.has(f)),
+    distFiles().filter(
+      (f) => !f.startsWith(LESSON_DIR) && !f.startsWith(WORKER_DIR) && !f.startsWith(FALLBACK_DIR) && !otherPages.has(f),
+    ),
   );
 }
 

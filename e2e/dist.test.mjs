@@ -1,12 +1,12 @@
 // Static checks of the release build in dist/: size budget and deployability.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { SCENARIOS } from './catalogue.mjs';
-import { policy, sha256 } from './prerender.mjs';
+import { policy, sha256 } from '../build/prerender.mjs';
 import { policyOf } from './server.mjs';
 
 import {
@@ -82,7 +82,7 @@ describe('dist/ (release build)', () => {
     test(`${page} has one inline style and one inline script, both allowed by hash in its own policy, and nothing else inline`, () => {
       const html = pages[lang];
       const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/gi)];
-      assert.equal(styles.length, 1, 'one <style>: the style sheet, inline (e2e/prerender.mjs)');
+      assert.equal(styles.length, 1, 'one <style>: the style sheet, inline (build/prerender.mjs)');
       assert.equal((html.match(/<style\b/gi) ?? []).length, 1, 'no other <style>');
       const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
       const inline = scripts.filter(([, attrs]) => !/\bsrc=/.test(attrs));
@@ -91,6 +91,13 @@ describe('dist/ (release build)', () => {
       for (const [tag, attrs, body] of scripts.filter(([, attrs]) => /\bsrc=/.test(attrs))) {
         assert.equal(body.trim(), '', `script with src and code: ${tag.slice(0, 120)}`);
       }
+      // The fallback for a host that refuses both (build/prerender.mjs): its files exist.
+      const late = [...html.matchAll(/<script src="\.\/(fallback-[0-9a-f]{16}\.js)" defer><\/script>/g)];
+      assert.equal(late.length, 1, 'one deferred fallback script');
+      const text = readFileSync(path.join(DIST, late[0][1]), 'utf8');
+      const wants = [...text.matchAll(/"(fallback\/[^"]+)"/g)].map((m) => m[1]);
+      assert.equal(wants.length, 2, `the fallback names the style sheet and boot.js: ${text}`);
+      for (const f of wants) assert.ok(existsSync(path.join(DIST, f)), `${f} exists`);
       // The policy is the page's own, first in <head>, and the header the test server
       // sends (e2e/server.mjs policyOf): the strict one plus exactly these two hashes.
       assert.equal(policyOf(html), policy(sha256(styles[0][1]), sha256(inline[0][2])));

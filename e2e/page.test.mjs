@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 
+import { LabPage } from './lab-page.mjs';
 import { ARTIFACTS, LINK_IDS, LessonPage, NODE_IDS } from './lesson-page.mjs';
 import { CSP, policyOf, startServer } from './server.mjs';
 
@@ -65,6 +66,39 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       await lesson.page.waitForTimeout(500);
       assert.deepEqual(lesson.warnings, [], 'no console warning on load');
     });
+  });
+
+  test("under a host's own strict policy (no hashes) the page is styled and its lab plays, in both languages", async () => {
+    // As many LMSs and CDNs send: the page's inline style and boot.js are refused, and
+    // its fallback script (build/prerender.mjs) brings both as files.
+    const host = await startServer({ root: DIST, policy: () => CSP });
+    try {
+      for (const [lang, page] of [['en', ''], ['ru', 'ru.html']]) {
+        const lab = await LabPage.open(browser, `${host.url}${page}?scenario=naive-post`, { width: 1440, height: 900 }, {}, 'p=0');
+        try {
+          assert.equal(lab.response.headers()['content-security-policy'], CSP);
+          assert.equal(await lab.page.evaluate(() => document.documentElement.lang), lang);
+          // The style sheet applies: the page's font and the topology's node colour.
+          const styled = await lab.page.evaluate(() => ({
+            bg: getComputedStyle(document.documentElement).getPropertyValue('--bg').trim(),
+            margin: getComputedStyle(document.body).margin,
+          }));
+          assert.notEqual(styled.bg, '', `the style sheet applies in ${lang}: ${JSON.stringify(styled)}`);
+          assert.notEqual(styled.margin, '8px', `the body is styled in ${lang}`);
+          await lab.stepForward();
+          await lab.stepForward();
+          assert.equal((await lab.counter()).k, 2, `the lab steps in ${lang}`);
+          // Only the two refusals of the inline elements, nothing else.
+          const other = lab.problems.filter((p) => !/Content Security Policy/.test(p));
+          assert.deepEqual(other, [], `no other problem in ${lang}`);
+          assert.equal(lab.problems.length, 2, `the inline style and boot.js refused, once each: ${lab.problems.join(' | ')}`);
+        } finally {
+          await lab.close();
+        }
+      }
+    } finally {
+      await host.close();
+    }
   });
 
   test('draws the five nodes and the four links of the topology', async () => {

@@ -17,7 +17,7 @@ export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
 /**
- * The policy a page states for itself (e2e/prerender.mjs writes it first in <head>: CSP
+ * The policy a page states for itself (build/prerender.mjs writes it first in <head>: CSP
  * with the hashes of its one inline style and one inline script), else `CSP`. Sent as
  * the header too, as a host would: a page without the meta gets the strict one.
  */
@@ -48,9 +48,11 @@ const MIME = {
  * @param {string} [options.prefix]  URL path the files are mounted under, e.g. '/course/lab/'
  * @param {Record<string, string|Buffer>} [options.extraFiles]  URL path -> body (in memory)
  * @param {number} [options.port]    0 (default) picks a free port
+ * @param {(body: Buffer) => string} [options.policy]  a page's policy header (default:
+ *   policyOf, the page's own); `() => CSP` is a host that sends its own strict one
  * @returns {Promise<{url: string, origin: string, close: () => Promise<void>}>}
  */
-export async function startServer({ root, prefix = '/', extraFiles = {}, port = 0 }) {
+export async function startServer({ root, prefix = '/', extraFiles = {}, port = 0, policy = policyOf }) {
   const base = path.resolve(root);
   if (!prefix.startsWith('/') || !prefix.endsWith('/')) {
     throw new Error(`prefix must start and end with '/': ${prefix}`);
@@ -61,7 +63,7 @@ export async function startServer({ root, prefix = '/', extraFiles = {}, port = 
       res.writeHead(status, {
         'Content-Type': type,
         'Content-Length': Buffer.byteLength(body),
-        'Content-Security-Policy': type.startsWith('text/html') ? policyOf(body) : CSP,
+        'Content-Security-Policy': type.startsWith('text/html') ? policy(body) : CSP,
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-store',
       });

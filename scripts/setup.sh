@@ -12,7 +12,7 @@
 #   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, csso, axe-core,
 #                      scorm-again = the SCORM 1.2 LMS of e2e/scorm.test.mjs)
 #
-# Versions that work on these machines, and those that do not: ../shared/TOOLCHAIN.md.
+# Versions that work on these machines, and those that do not: ARCHITECTURE.md, Dependencies.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

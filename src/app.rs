@@ -2,7 +2,7 @@
 //! language, a random seed, motion and width preferences), builds the lab's state
 //! from it, and keeps the URL in step with the reader.
 //!
-//! The page is prerendered (`e2e/prerender.mjs`): the header, the prose before and
+//! The page is prerendered (`build/prerender.mjs`): the header, the prose before and
 //! after the lab and the lab's empty place are in the HTML of the reader's language
 //! before the module starts. The module enhances that page instead of drawing it: it
 //! mounts the lab into `#lab` ([`mount`]) and leaves the rest where it is; only when

@@ -5,7 +5,7 @@
 //! both languages would cost every reader both. So the module never links it: this
 //! host-side renderer writes the fragments under `public/lesson/`, a test
 //! (`fragments_are_fresh`) keeps the committed files equal to what it renders, and
-//! the build's last hook (`e2e/prerender.mjs`) writes the sections of each language
+//! the build's last hook (`build/prerender.mjs`) writes the sections of each language
 //! into that language's page (`index.html` English, `ru.html` Russian), so the
 //! lesson is text at first paint, before and without the module. The module fetches
 //! only what the page does not hold: the other language's sections (`<lang>.html`)
@@ -38,7 +38,7 @@ use crate::html::{esc, esc_text as text, Html};
 use crate::ui::act::Act;
 use std::fmt::Write;
 
-/// The parts of a sections fragment that the build's last hook (`e2e/prerender.mjs`)
+/// The parts of a sections fragment that the build's last hook (`build/prerender.mjs`)
 /// writes into the page of its language (`index.html`, `ru.html`): the `<title>`, the
 /// description, the page header, the prose `before` the lab, the lab's place, the prose
 /// `after` it. The module reads only `header`, `before` and `after`, when the reader
@@ -54,7 +54,7 @@ pub const PAGE_PARTS: [&str; 7] = [
 ];
 
 /// The file of the page prerendered in `lang`, beside the other in `dist/` (named the
-/// same in `e2e/dist.mjs` `PAGES`, which the hook uses, and in `boot.js`: the test
+/// same in `build/prerender.mjs` `PAGES`, which the hook uses, and in `boot.js`: the test
 /// `the_pages_are_named_alike` keeps the three in step).
 pub fn page_file(lang: Lang) -> &'static str {
     match lang {

@@ -551,8 +551,8 @@ fn fragment_parts_are_complete() {
     }
 }
 
-/// `boot.js` (which sends a reader to the page of their language) and `e2e/dist.mjs`
-/// (which the build's hook and the budget use) name the pages as [`fragment::page_file`].
+/// `boot.js` (which sends a reader to the page of their language) and
+/// `build/prerender.mjs` (the build's hook; the budget reads it) name the pages as [`fragment::page_file`].
 #[test]
 fn the_pages_are_named_alike() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -561,7 +561,7 @@ fn the_pages_are_named_alike() {
         fragment::page_file(Lang::En),
         fragment::page_file(Lang::Ru)
     );
-    for file in ["boot.js", "e2e/dist.mjs"] {
+    for file in ["boot.js", "build/prerender.mjs"] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         assert!(text.contains(&pages), "{file} names the pages {pages}");
     }

@@ -14,13 +14,31 @@
 // policy: a <meta http-equiv="Content-Security-Policy"> first in <head> allows exactly
 // these two elements by their sha256, and nothing else inline (e2e/server.mjs sends
 // that policy as the header too; a host may send it, or none).
+//
+// A host may send a strict header of its own, without the hashes (`style-src 'self'`, as
+// many LMSs and CDNs do): both inline elements are then refused. For that host the two
+// files stay in dist/fallback/, and a small deferred script of the page's own origin
+// (`fallback-HASH.js`, the one file the inline elements cost a normal load) brings each
+// one whose inline copy did not run: the style sheet if the inline <style> has no sheet,
+// boot.js if it did not mark the window (`idemBoot`). The lab then starts after the page
+// is parsed rather than after its first frame, and the language redirect comes late.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { PAGES } from './dist.mjs';
+/**
+ * The page of each language, side by side in dist/ so relative paths stay right; boot.js
+ * sends a reader to theirs (src/lesson/fragment.rs `page_file` names them alike).
+ */
+export const PAGES = { en: 'index.html', ru: 'ru.html' };
+
+/**
+ * The style sheet and boot.js as files: each page carries both inline; its
+ * `fallback-*.js` fetches them from here only where a host's policy refused those.
+ */
+export const FALLBACK_DIR = 'fallback/';
 
 /** The parts of a fragment: `<!--@name-->` lines, as src/lesson/fragment.rs `parts`. */
 export function parts(fragment) {
@@ -70,9 +88,23 @@ export const policy = (styleHash, scriptHash) =>
 export const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 
 /**
+ * The fallback for a host whose policy refuses the page's inline elements: a deferred
+ * script that adds, as files of FALLBACK_DIR, the style sheet `css` when the inline
+ * <style> has no sheet and boot.js `js` when it did not run. Returns its name and text.
+ */
+export function fallback(css, js) {
+  const text =
+    `(()=>{const d=document,a=(t,p)=>d.head.append(Object.assign(d.createElement(t),p));` +
+    `d.querySelector('style')?.sheet||a('link',{rel:'stylesheet',href:${JSON.stringify(FALLBACK_DIR + css)}});` +
+    `window.idemBoot||a('script',{src:${JSON.stringify(FALLBACK_DIR + js)}})})();\n`;
+  return { file: `fallback-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.js`, text };
+}
+
+/**
  * The shell with Trunk's style sheet link and boot.js's script replaced by their text
- * (read with `read(file)`), and, with `withPolicy`, the policy that allows exactly them
- * first in <head>. Returns the page and the two files it no longer needs.
+ * (read with `read(file)`) and the deferred `fallback` script after them, and, with
+ * `withPolicy`, the policy that allows exactly the two inline elements first in <head>.
+ * Returns the page, the two files (which only the fallback asks for now) and the fallback.
  */
 export function inline(shell, read, withPolicy = true) {
   const take = (re, what) => {
@@ -88,12 +120,15 @@ export function inline(shell, read, withPolicy = true) {
     if (text.toLowerCase().includes(end)) throw new Error(`prerender: ${end} inside the text to inline`);
   }
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(sha256(style), sha256(script))}">`;
-  let out = shell.replace(link, () => `<style>${style}</style>`).replace(tag, () => `<script>${script}</script>`);
+  const late = fallback(css, js);
+  let out = shell
+    .replace(link, () => `<style>${style}</style>`)
+    .replace(tag, () => `<script>${script}</script><script src="./${late.file}" defer></script>`);
   if (withPolicy) {
     out = out.replace(/(<meta charset="utf-8">)/, (m) => m + meta);
     if (!out.includes(meta)) throw new Error('prerender: no <meta charset="utf-8"> to put the policy after');
   }
-  return { html: out, files: [css, js] };
+  return { html: out, files: [css, js], fallback: late };
 }
 
 /** Both pages into Trunk's staging dir. */
@@ -101,7 +136,7 @@ function main() {
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('TRUNK_STAGING_DIR is not set: this script runs as a Trunk hook');
 // The shell's comments and the spaces between its tags go (the parts keep theirs).
-const { html: shell, files } = inline(
+const { html: shell, files, fallback: late } = inline(
   readFileSync(path.join(dir, 'index.html'), 'utf8')
     .replace(/<!--[\s\S]*?-->/g, '')
     .replace(/>\s+</g, '><'),
@@ -110,7 +145,9 @@ const { html: shell, files } = inline(
   // the policy would block; only release builds (dist/, tested under it) carry it.
   process.env.TRUNK_PROFILE === 'release',
 );
-for (const file of files) rmSync(path.join(dir, file));
+mkdirSync(path.join(dir, FALLBACK_DIR), { recursive: true });
+for (const file of files) renameSync(path.join(dir, file), path.join(dir, FALLBACK_DIR, file));
+writeFileSync(path.join(dir, late.file), late.text);
 for (const [lang, page] of Object.entries(PAGES)) {
   const fragment = readFileSync(path.join(dir, 'public', 'lesson', `${lang}.html`), 'utf8');
   const html = prerender(shell, fragment, lang);
@@ -119,4 +156,4 @@ for (const [lang, page] of Object.entries(PAGES)) {
 }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

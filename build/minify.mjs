@@ -4,14 +4,17 @@
 // Trunk's own minifier cannot parse the glue (it warns and copies it as it is), so
 // Trunk.toml leaves minification to this hook. Saves ~2.5 KB gzip of the page's 200 KB
 // budget. The page carries no `integrity` attributes (Trunk.toml `no_sri`), so changing
-// a file's bytes needs no change to index.html. e2e/prerender.mjs runs after this.
+// a file's bytes needs no change to index.html. build/prerender.mjs runs after this.
 
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { minify as minifyCss } from 'csso';
-import { minify } from 'terser';
+// The build's npm packages are e2e/'s (one lockfile, one `npm ci`).
+const require = createRequire(new URL('../e2e/package.json', import.meta.url));
+const { minify: minifyCss } = require('csso');
+const { minify } = require('terser');
 
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('TRUNK_STAGING_DIR is not set: this script runs as a Trunk hook');
@@ -32,7 +35,7 @@ if (process.env.TRUNK_PROFILE !== 'release') process.exit(0);
  * About 5 KB gzip per page load (issue 13, item 3).
  */
 function shortNames(wasmFile, glueFile) {
-  const local = fileURLToPath(new URL('./node_modules/.bin/wasm-opt', import.meta.url));
+  const local = fileURLToPath(new URL('../e2e/node_modules/.bin/wasm-opt', import.meta.url));
   const wasmOpt = existsSync(local) ? local : 'wasm-opt';
   // The flags of index.html's `rust` link (and reference types, which Trunk adds).
   // First the control flow is flattened and rebuilt (`--flatten --rereloop`), then
