@@ -471,18 +471,25 @@ fn fragments_are_fresh() {
 /// scenario's id and group, in the picker's order. Kept fresh by `fragments_are_fresh`.
 const CATALOGUE_FILE: &str = "e2e/scenarios.json";
 
+/// A row of `e2e/scenarios.json`.
+#[derive(serde::Serialize)]
+struct CatalogueEntry {
+    id: &'static str,
+    group: &'static str,
+}
+
 fn catalogue_json() -> String {
-    let rows: Vec<String> = ScenarioId::ALL
+    let rows: Vec<CatalogueEntry> = ScenarioId::ALL
         .into_iter()
-        .map(|id| {
-            let group = match id.group() {
+        .map(|id| CatalogueEntry {
+            id: id.as_str(),
+            group: match id.group() {
                 Group::Seed => "seed",
                 Group::Pitfall => "pitfall",
-            };
-            format!("  {{ \"id\": \"{id}\", \"group\": \"{group}\" }}")
+            },
         })
         .collect();
-    format!("[\n{}\n]\n", rows.join(",\n"))
+    serde_json::to_string_pretty(&rows).expect("the catalogue serialises") + "\n"
 }
 
 #[test]
