@@ -18,12 +18,15 @@
 //!   first: the shortest path to each broken invariant, the outcomes.
 //! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
 //! - [`invariant`]: named properties checked after every step.
+//! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
 
 pub mod answer;
 pub mod belief;
 pub mod command;
 pub mod db;
 pub mod explore;
+#[doc = include_str!("fault_model.md")]
+pub mod fault_model {}
 pub mod http;
 pub mod invariant;
 pub mod judge;
