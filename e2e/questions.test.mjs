@@ -19,6 +19,28 @@ const OUTCOME = {
   ru: /\$200|списыва\S* (дважды|снова|ещё раз)|двойное списание|платит \$200/i,
 };
 
+/**
+ * What each scenario's run ends in, in the words a listing's comment, a link's label or
+ * the narration would use to give it away before the reader answers (the examples of
+ * issue 25: "a retry runs it all again: a second charge", "100's answer for 150", "Two
+ * requests, one key, two charges", "Retry 25 hours later"…).
+ */
+const SPOILERS = {
+  'naive-post': { en: [/second charge|pay_2|runs it all again/i], ru: [/второе списание|pay_2|выполнит всё заново/i] },
+  'idempotency-key': { en: [/charged (exactly )?once|stored 201 with/i], ru: [/ровно один раз|сохранённый 201 с/i] },
+  'counter-increment': { en: [/\b102\b|stay at 101/i], ru: [/\b102\b|по-прежнему 101/i] },
+  'concurrent-duplicates': { en: [/two charges|both (miss|charge)/i], ru: [/два списания|оба (промах|спиш)/i] },
+  'in-memory-store': { en: [/never sees|charges again/i], ru: [/не увидит|спишет снова/i] },
+  'key-reuse-different-body': { en: [/100's answer|as if \$150/i], ru: [/ответ на 100|как будто оплачено/i] },
+  'ttl-expiry': { en: [/nil once|TTL has passed|25 hours later/i], ru: [/nil, когда|через 25\s+час/i] },
+  'transaction-is-not-idempotency': { en: [/new call and a new transaction/i], ru: [/новый вызов и новая транзакция/i] },
+  'consumer-redelivery': { en: [/means redelivery|debits a second time/i], ru: [/повторная доставка$|списывает второй раз/im] },
+  'new-key-per-retry': { en: [/always misses/i], ru: [/всегда промах/i] },
+  'receipt-email': { en: [/two receipts|drops a repeated id/i], ru: [/два чека|отбросит/i] },
+  'late-put': { en: [/ann@app\.io over|overwrites the newer/i], ru: [/поверх ann@web|перезапишет новое/i] },
+  'key-scope': { en: [/payment's answer to the refund|no refund is made/i], ru: [/возврату — ответ платежа|возврата нет/i] },
+};
+
 describe('no spoilers, and questions that test understanding (release build, strict CSP)', { timeout: 300_000 }, () => {
   const env = releaseBuildHarness();
 
@@ -38,6 +60,29 @@ describe('no spoilers, and questions that test understanding (release build, str
           assert.doesNotMatch(picker.join(' '), OUTCOME[lang], `${lang}: the picker states no outcome`);
         }
       });
+    }
+  });
+
+  test('at the decisive step of every scenario nothing on the page states the run\'s outcome, the code pane included', async () => {
+    for (const lang of ['en', 'ru']) {
+      for (const id of SCENARIOS) {
+        await env.withLesson(q({ lang, scenario: id, step: 'decisive' }), async (lab) => {
+          await lab.byId('code-pane').waitFor();
+          await lab.byId('about-later').waitFor();
+          assert.equal(await lab.byId('predict-verdict').count(), 0, `${lang} ${id}: no verdict`);
+          // The question's own answers name every outcome, the right one among them: leave them out.
+          const page = await lab.page.evaluate(() => {
+            const q = document.querySelector('[data-testid=predict]');
+            const all = document.querySelector('#lab').innerText;
+            return q ? all.replace(q.innerText, ' ') : all;
+          });
+          const code = await lab.byId('code-pane').innerText();
+          for (const re of [OUTCOME[lang], ...(SPOILERS[id]?.[lang] ?? [])]) {
+            assert.doesNotMatch(code, re, `${lang} ${id}: the code pane states the outcome`);
+            assert.doesNotMatch(page, re, `${lang} ${id}: the lab states the outcome`);
+          }
+        });
+      }
     }
   });
 

@@ -88,8 +88,7 @@ pub fn lines(scenario: ScenarioId, lang: Lang) -> String {
 
 const CHARGE_K1: &str = "POST /charges {amount: 100}  Idempotency-Key: K1";
 const LEDGER: &str = "INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1') ON CONFLICT DO NOTHING";
-const LEDGER_TX: &str =
-    "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1') ON CONFLICT DO NOTHING; COMMIT";
+const LEDGER_TX: &str = "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1'); COMMIT";
 const TX: &[At] = &[In(Begin), In(InsertPayment), In(FindPayment), In(Commit)];
 const REDIS_GET: &str = "stored = redis.GET idem:u42:K1";
 const REPLAY: &str = "if stored: return stored";
@@ -100,7 +99,7 @@ const RETURN_PAY: &str = "return 201 {payment_id: pay_1}";
 const CLAIM: Line = l(
     &[In(Claim)],
     "ok = redis.SET idem:u42:K1 '{processing}' NX PX 3000",
-    "захват: аренда на 3 с",
+    "захват: аренда на 3 с",
     "the claim: a 3 s lease",
 );
 const CLAIM_GET: Line = l(
@@ -131,12 +130,6 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "no transaction",
                 ),
                 c(&[Answer(InsertPayment, 201)], RETURN_PAY),
-                l(
-                    &[],
-                    "",
-                    "повтор выполнит всё заново: второе списание, pay_2",
-                    "a retry runs it all again: a second charge, pay_2",
-                ),
             ];
             L
         }
@@ -187,7 +180,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(&[In(Begin)], "BEGIN"),
                 c(&[In(InsertPayment), In(FindPayment)], LEDGER),
                 c(&[In(Commit)], "COMMIT"),
-                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
+                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
             ];
             L
@@ -211,8 +204,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             l(
                 &[Answer(ReadAccount, 409)],
                 "if rows == 0: return 409 version_mismatch",
-                "приложение перечитает счёт",
-                "the app re-reads the account",
+                "409 с кодом version_mismatch: перечитать, не повторять",
+                "409 with version_mismatch: re-read, do not retry",
             ),
             c(&[Answer(ReadAccount, 200)], "return 200 {balance, version}"),
             l(
@@ -276,7 +269,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     Answer(Lookup, 409),
                 ],
                 "if found: return completed ? 201 stored : 409",
-                "аренда: 3 с",
+                "аренда: 3 с",
                 "lease: 3 s",
             ),
             l(
@@ -330,16 +323,10 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(StoreResponse)],
                     "SEEN.put(K1, '{201, pay_1}')",
-                    "экземпляр B этого не увидит",
-                    "instance B never sees it",
+                    "запись в словарь этого процесса",
+                    "write to this process's map",
                 ),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
-                l(
-                    &[],
-                    "",
-                    "после рестарта SEEN снова пуста",
-                    "after a restart SEEN is empty again",
-                ),
             ];
             L
         }
@@ -361,8 +348,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[Answer(CheckKey, 201)],
                     REPLAY,
-                    "без него: ответ на 100 для 150",
-                    "without it: 100's answer for 150",
+                    "без него — только по ключу",
+                    "without it: by the key alone",
                 ),
                 c(&[In(Charge)], "charge = processor.charge(card, amount)"),
                 c(TX, LEDGER_TX),
@@ -380,13 +367,13 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(CheckKey)],
                     REDIS_GET,
-                    "nil, когда TTL истёк",
-                    "nil once the TTL has passed",
+                    "nil, если ключа нет",
+                    "nil if the key is absent",
                 ),
                 c(&[Answer(CheckKey, 201)], REPLAY),
                 c(&[In(Charge)], CHARGE),
                 c(TX, LEDGER_TX),
-                l(&[In(StoreResponse)], REDIS_SET, "24 ч", "24 h"),
+                l(&[In(StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
             ];
             L
@@ -491,12 +478,6 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "COMMIT, then 201",
                 ),
                 c(&[], "}"),
-                l(
-                    &[],
-                    "",
-                    "повтор — новый вызов и новая транзакция",
-                    "a retry is a new call and a new transaction",
-                ),
             ];
             L
         }
@@ -505,8 +486,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             l(
                 &[In(Publish)],
                 "producer.send('evt_1')",
-                "API; нет подтверждения — снова",
-                "the API; no ack: again",
+                "API; без подтверждения (ack) — отправит снова",
+                "the API; without an ack it sends again",
             ),
             l(
                 &[In(Consume)],
@@ -534,8 +515,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             l(
                 &[In(CommitOffset)],
                 "consumer.commitSync()",
-                "падение до этой строки — повторная доставка",
-                "a crash before this line means redelivery",
+                "фиксирует смещение (offset)",
+                "commits the offset",
             ),
         ];
             L
@@ -564,14 +545,14 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(CheckKey)],
                     "stored = redis.GET idem:u42:key",
-                    "новый ключ — всегда промах",
-                    "a new key always misses",
+                    "поиск по ключу этой попытки",
+                    "look up this attempt's key",
                 ),
                 c(&[Answer(CheckKey, 201)], REPLAY),
                 c(&[In(Charge)], CHARGE),
                 c(
                     TX,
-                    "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, key) ON CONFLICT DO NOTHING; COMMIT",
+                    "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, key); COMMIT",
                 ),
                 c(
                     &[In(StoreResponse)],
@@ -684,8 +665,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[After(Commit, StoreResponse), After(SendEmail, StoreResponse)],
                     REDIS_SET,
-                    "24 ч",
-                    "24 h",
+                    "24 ч", "24 h",
                 ),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
                 l(
@@ -698,8 +678,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(RelaySend)],
                     "mail.send(receipt(pay_1), idempotency_key: 'rcpt_pay_1')",
-                    "повтор id сервис отбросит",
-                    "the service drops a repeated id",
+                    "id чека — ключ идемпотентности",
+                    "the receipt's id as the idempotency key",
                 ),
                 c(
                     &[In(MarkSent)],
@@ -745,7 +725,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(Receive)],
                     "POST /charges {amount: 100}, then POST /refunds  Idempotency-Key: K1",
-                    "K1 — из заказа: order-42",
+                    "K1 — из номера заказа: order-42",
                     "K1 is made from the order: order-42",
                 ),
                 l(
@@ -769,8 +749,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                         Answer(Lookup, 409),
                     ],
                     "  return stored.done ? stored.response : 409",
-                    "возврату — ответ платежа",
-                    "the payment's answer to the refund",
+                    "ответ, сохранённый под ключом",
+                    "the response stored under the key",
                 ),
                 l(
                     &[In(Charge)],
@@ -784,7 +764,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "INSERT INTO payments VALUES ('re_2', 42, -100, 'K1') ON CONFLICT DO NOTHING",
                 ),
                 c(&[In(Commit)], "COMMIT"),
-                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
+                l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], "return 201 {payment_id}"),
             ];
             L
