@@ -6,7 +6,7 @@ use crate::lesson::Ui;
 use idem_sim::http::ErrorCode;
 use idem_sim::net::{LossCause, Payload};
 use idem_sim::scenario::{Phase, Scenario, EMAILS};
-use idem_sim::text::dollars;
+
 use idem_sim::trace::{Cause, Happening, StepRecord};
 use idem_sim::world::{Belief, Command, CommandError, World, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use idem_sim::{Invariant, Millis, NodeId};
@@ -23,6 +23,26 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Money in the reader's notation, the lab's one formatter for it: `$100.00` in
+/// English, `$100,00` in Russian (the decimal separator of the times beside it).
+pub fn money(ui: &Ui, dollars: i64) -> String {
+    format!("${dollars}{}00", ui.decimal_sep)
+}
+
+#[cfg(test)]
+mod money_tests {
+    use super::money;
+    use crate::lesson::{ui, Lang};
+
+    /// The lab's money follows the page's language, as its times do ("1,5 с"):
+    /// Russian showed "$100.00" beside «1,5 с».
+    #[test]
+    fn money_is_written_in_the_readers_notation() {
+        assert_eq!(money(ui(Lang::En), 100), "$100.00");
+        assert_eq!(money(ui(Lang::Ru), 100), "$100,00");
+    }
 }
 
 /// A virtual time or duration in the reader's units: `2.339 s`, `25 h 0 min 3.100 s`.
@@ -228,7 +248,7 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
         let line = match h {
             Happening::Decisive => Some(ui.n_decisive.to_string()),
             Happening::Command(Command::ExternalDebit { amount }) => {
-                Some(fill(ui.n_cmd_external, &[&dollars(*amount)]))
+                Some(fill(ui.n_cmd_external, &[&money(ui, *amount)]))
             }
             Happening::Command(Command::ExternalPut) => {
                 Some(fill(ui.n_cmd_external_put, &[EMAILS[2]]))
@@ -308,7 +328,7 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 } else {
                     ui.n_charged
                 },
-                &[&dollars(amount.abs()), charge],
+                &[&money(ui, amount.abs()), charge],
             )),
             Happening::Charged {
                 charge,

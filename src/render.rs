@@ -6,12 +6,12 @@ use crate::html::{classes, num, tenths, Html};
 use crate::layout::Layout;
 use crate::lesson::Ui;
 use crate::narrate::node_name;
-use crate::narrate::{belief_text, fill, invariant_name, narrate, node_short};
+use crate::narrate::{belief_text, fill, invariant_name, money, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use idem_sim::db::Value;
 use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
 use idem_sim::scenario::{Figure, OpSpec};
-use idem_sim::text::dollars;
+
 use idem_sim::trace::{Happening, StepRecord};
 use idem_sim::world::{key_ttl, Belief};
 use idem_sim::{Millis, NodeId, World};
@@ -210,7 +210,7 @@ pub fn processor(ui: &Ui, w: &World) -> String {
         h.el("code", &[], &c.id).el(
             "span",
             &[("class", "amount")],
-            &format!("{sign}${}", dollars(amount)),
+            &format!("{sign}{}", money(ui, amount)),
         );
         if let Some(k) = &c.key {
             h.el("code", &[("class", "muted")], k);
@@ -245,7 +245,7 @@ pub fn broker(ui: &Ui, w: &World) -> String {
             &format!("{} {}", ui.record_offset, r.offset),
         );
         h.el("code", &[], &r.msg_id)
-            .el("span", &[], &format!("−${}", dollars(r.amount)));
+            .el("span", &[], &format!("−{}", money(ui, r.amount)));
         h.close("li");
     }
     h.close("ul");
@@ -291,10 +291,10 @@ pub fn client(ui: &Ui, w: &World) -> String {
         }
         Belief::Succeeded(what) => match op.spec {
             OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. } => {
-                (fill(ui.screen_receipt, &[&dollars(a)]), "receipt")
+                (fill(ui.screen_receipt, &[&money(ui, a)]), "receipt")
             }
             // What the app was told, right or not (key-scope's replay says so too).
-            OpSpec::Refund(a) => (fill(ui.screen_refunded, &[&dollars(a)]), "receipt"),
+            OpSpec::Refund(a) => (fill(ui.screen_refunded, &[&money(ui, a)]), "receipt"),
             _ => (format!("✓ {what}"), "receipt"),
         },
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
@@ -347,7 +347,7 @@ pub fn client(ui: &Ui, w: &World) -> String {
             OpSpec::Refund(_) => (ui.truth_refunds, -charges.iter().sum::<i64>()),
             _ => (ui.truth_charges, charges.iter().sum()),
         };
-        let text = fill(label, &[&charges.len().to_string(), &dollars(sum)]);
+        let text = fill(label, &[&charges.len().to_string(), &money(ui, sum)]);
         h.el("dt", &[], ui.truth_title);
         h.el(
             "dd",
@@ -420,9 +420,9 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
         h.el(
             "strong",
             &[("data-testid", "customer-charged")],
-            &format!("${}", dollars(total)),
+            &money(ui, total),
         );
-        h.text(&format!(" — {} ${}", ui.expected, dollars(expected)));
+        h.text(&format!(" — {} {}", ui.expected, money(ui, expected)));
         h.close("p");
     }
     h.open("dl", &[("class", "numbers")]);
@@ -1282,14 +1282,17 @@ mod tests {
             let pane = client(ui, r.end());
             assert_eq!(
                 attr_text(&pane, "phone-screen"),
-                fill(ui.screen_refunded, &["100.00"])
+                fill(ui.screen_refunded, &[&money(ui, 100)])
             );
             assert_eq!(
                 attr_text(&pane, "truth"),
-                fill(ui.truth_refunds, &["1", "100.00"])
+                fill(ui.truth_refunds, &["1", &money(ui, 100)])
             );
             let statement = processor(ui, r.end());
-            assert!(statement.contains("+$100.00"), "{statement}");
+            assert!(
+                statement.contains(&format!("+{}", money(ui, 100))),
+                "{statement}"
+            );
             assert!(!statement.contains("$-"), "{statement}");
         }
         assert!(postgres(ui(Lang::En), r.end(), r.trace.last()).contains("re_2"));
