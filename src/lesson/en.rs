@@ -73,7 +73,7 @@ pub static LESSON: Lesson = Lesson {
             id: "key-idea",
             title: "The key idea: idempotency belongs to a pair",
             blocks: &[
-                P("Idempotency is not a property of code. It is a property of a pair: (operation, operation id)."),
+                P("Code alone is never idempotent or not: what is idempotent is an operation together with the id that names it, the pair (operation, operation id)."),
                 Code("-- Not idempotent: every call adds a row\nINSERT INTO like_ops (post_id, user_id) VALUES (7, 42);\n\n-- Idempotent with respect to op_id\n-- (needs a UNIQUE index on op_id)\nINSERT INTO like_ops (op_id, post_id, user_id)\nVALUES ('op-1', 7, 42)\nON CONFLICT (op_id) DO NOTHING;"),
                 P("A bare `INSERT` is not idempotent. `INSERT … ON CONFLICT (op_id) DO NOTHING` is, with respect to `op_id`. The same goes for a charge: `charge(card, 100)` charges every time it runs, while `charge(card, 100, idempotency_key)` charges once per key, and a repeat gets the first result. The id turns “do it” into “make sure it's done”."),
                 P("There are three common ways to give an operation its identity:"),
@@ -149,7 +149,7 @@ pub static LESSON: Lesson = Lesson {
                     "The durable record is an `idempotency_keys` row in Postgres, committed in the ledger row's transaction: the effect and the memory of it commit together. Redis, which cannot join that transaction, is only a cache in front.",
                     "A request first claims its key with one atomic insert (`processing`), a lease of seconds. A copy that finds the claim gets 409; a repeat that finds the finished record gets the stored response.",
                     "A claim whose owner died is taken over once its lease runs out, with a new lock token; the old owner's last write checks its token and is refused (fencing).",
-                    "Only definite answers are stored. A timeout answers 503 and keeps the claim; the retry that takes it over asks the processor again with the same key.",
+                    "Only definite answers are stored. On a timeout the handler answers 503 and keeps the claim; the retry that takes it over asks the processor again with the same key.",
                     "Records live 24 hours (`expires_at`, purged by a periodic job), and the API publishes that window.",
                 ]),
                 Code("CREATE TABLE idempotency_keys (\n  user_id       bigint      NOT NULL,\n  method_path   text        NOT NULL,  -- 'POST /charges'\n  key           text        NOT NULL,  -- the client's UUID, as sent\n  request_hash  bytea       NOT NULL,  -- sha256(method, path, canonical body)\n  status        text        NOT NULL,  -- 'processing' | 'completed'\n  response_body jsonb,                 -- status code and body to replay\n  locked_at     timestamptz NOT NULL DEFAULT now(),  -- lease start, fencing token\n  expires_at    timestamptz NOT NULL,  -- now() + 24 h; a job deletes past rows\n  PRIMARY KEY (user_id, method_path, key)\n);"),
@@ -517,7 +517,7 @@ pub static LESSON: Lesson = Lesson {
                 P("The API keeps the keys it has seen in a HashMap inside the process. Instance A handles the first request, charges $100 and remembers K1 in its own map. The response is lost."),
                 P("The load balancer is round-robin, so the retry lands on instance B. B's map is empty, and B charges again."),
                 P("Restart A, and its map is empty too: every key it knew is gone. And an unsynchronised map such as Java's `HashMap` isn't thread-safe: two threads can both miss, and concurrent writes can corrupt it."),
-                Note("Keys must live where every instance sees them and where they survive a restart: in the database, or in a shared Redis."),
+                Note("Keys must live where every instance sees them and where they survive a restart: in the database, or in a shared Redis with persistence on."),
             ],
         },
         ScenarioText {
