@@ -23,7 +23,7 @@ const OUTCOME = {
  * What each scenario's run ends in, in the words a listing's comment, a link's label or
  * the narration would use to give it away before the reader answers (the examples of
  * issue 25: "a retry runs it all again: a second charge", "100's answer for 150", "Two
- * requests, one key, two charges", "Retry 25 hours later"…).
+ * requests, one key, two charges"…).
  */
 const SPOILERS = {
   'naive-post': { en: [/second charge|pay_2|runs it all again/i], ru: [/второе списание|pay_2|выполнит всё заново/i] },
@@ -32,7 +32,7 @@ const SPOILERS = {
   'concurrent-duplicates': { en: [/two charges|both (miss|charge)/i], ru: [/два списания|оба (промах|спиш)/i] },
   'in-memory-store': { en: [/never sees|charges again/i], ru: [/не увидит|спишет снова/i] },
   'key-reuse-different-body': { en: [/100's answer|as if \$150/i], ru: [/ответ на 100|как будто оплачено/i] },
-  'ttl-expiry': { en: [/nil once|TTL has passed|25 hours later/i], ru: [/nil, когда|через 25\s+час/i] },
+  'ttl-expiry': { en: [/nil once|TTL has passed|charges a second time/i], ru: [/nil, когда|списывает второй раз/i] },
   'transaction-is-not-idempotency': { en: [/new call and a new transaction/i], ru: [/новый вызов и новая транзакция/i] },
   'consumer-redelivery': { en: [/means redelivery|debits a second time/i], ru: [/повторная доставка$|списывает второй раз/im] },
   'new-key-per-retry': { en: [/always misses/i], ru: [/всегда промах/i] },

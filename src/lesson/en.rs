@@ -570,7 +570,7 @@ pub static LESSON: Lesson = Lesson {
                 P("A consumer reads message evt_1, “debit account 1 by 100”, from Kafka, applies it to the database and crashes before committing its offset."),
                 P("After the restart Kafka delivers evt_1 again: as far as the broker knows, it was never processed. Without deduplication the consumer debits a second time."),
                 P("The fix: in the same transaction as the effect, insert evt_1 into `processed_messages`, whose primary key is the message id. A redelivery inserts 0 rows, and the consumer skips the effect. Commit the offset only after the database transaction."),
-                Note("The producer's `enable.idempotence` doesn't help here. It removes duplicates caused by producer retries on the way into Kafka, not redeliveries to a consumer."),
+                
                 Quiz(&Question {
                     kind: Transfer,
                     scenario: ScenarioId::ConsumerRedelivery,
