@@ -64,9 +64,9 @@ pub static LESSON: Lesson = Lesson {
                         &["`PATCH`", "no", "RFC 5789. Applies a change to the current state; “add 1” applied twice adds 2."],
                     ],
                 },
-                P("This is RFC 9110 (section 9.2.2): PUT, DELETE and the safe methods are idempotent, so clients and proxies may repeat them automatically after a connection failure. POST is not, and neither is PATCH (RFC 5789)."),
+                
                 P("To make a POST safe to repeat, the server must recognise the second POST as the same conceptual request. That takes an identifier chosen by the client, the `Idempotency-Key` header, and deduplication by that identifier on the server."),
-                Note("The method is a promise, and the handler has to keep it. RFC 9110 (§9.2.2) lets a server log every request separately, so an audit log does not make a PUT non-idempotent. A counter the user sees, a charge or an email does."),
+                Note("RFC 9110 (§9.2.2) makes PUT, DELETE and the safe methods idempotent, so clients and proxies may repeat them after a connection failure. The method is a promise the handler has to keep: an audit log line per request is allowed, a counter the user sees, a charge or an email is not."),
             ],
         },
         Section {
@@ -104,7 +104,7 @@ pub static LESSON: Lesson = Lesson {
                     ],
                 },
                 P("Every arrow in the diagram is a real network call. The app calls the API alone; the API asks Redis about the key, writes the ledger in Postgres and asks the processor to move the money. Nothing reaches the ledger or the processor except through the API, so the API is the one place where a repeat can be recognised."),
-                P("The four scenarios of the concept lesson share one fault, an ack lost between the API and the app, and differ only in the defence. The pitfalls vary the fault too (two copies racing with nothing lost, a crash of the API or of a consumer, a key reused for another operation), and some add nodes: a second API instance behind a round-robin load balancer, a Kafka broker and its consumer."),
+                P("The four scenarios of the concept lesson share one fault, an ack lost between the API and the app, and differ only in the defence. The pitfalls vary the fault, and some add nodes: a second API instance behind a round-robin load balancer, a Kafka broker and its consumer."),
             ],
         },
         Section {

@@ -394,7 +394,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             l(
                 &[In(Takeover)],
                 "if locked_at older than 3 s: UPDATE idempotency_keys SET status = 'processing', locked_at = t0 WHERE … AND locked_at = old",
-                "перехват",
+                "забрать захват",
                 "take it over",
             ),
             l(
@@ -646,7 +646,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[In(Outbox)],
                     "INSERT INTO outbox VALUES ('rcpt_pay_1', 'pay_1', 'pending') ON CONFLICT DO NOTHING",
-                    "с outbox: чек коммитится вместе со строкой",
+                    "с outbox: чек фиксируется вместе со строкой",
                     "with the outbox: the receipt commits with the row",
                 ),
                 c(&[In(Commit)], "COMMIT"),
@@ -671,7 +671,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 l(
                     &[],
                     "",
-                    "ретранслятор outbox, после коммита, хотя бы один раз:",
+                    "ретранслятор outbox, после фиксации, хотя бы один раз:",
                     "the outbox's relay, after the commit, at least once:",
                 ),
                 c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending'"),
