@@ -179,8 +179,8 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   });
 
   test('progress survives a reload, and one click clears it', async () => {
-    await env.withLesson(q({ lang: 'en', scenario: 'counter-increment', step: 'decisive' }), async (lab) => {
-      await lab.byId('predict').locator('input[value="0"]').check();
+        await env.withLesson(q({ lang: 'en', scenario: 'counter-increment', step: 'decisive' }), async (lab) => {
+      await lab.byId('predict').locator('input[value="1"]').check(); // the right answer: 102
       await lab.byId('predict-check').click();
       await lab.toEnd();
       await lab.page.waitForFunction((n) =>

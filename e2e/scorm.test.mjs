@@ -154,8 +154,8 @@ describe('the SCORM 1.2 package in an LMS (scorm-again Scorm12API)', { timeout: 
       const summary = () => frame.getByTestId('progress-summary').textContent();
       assert.match(await summary(), new RegExp(`Watched to the end: ${N - 1} of ${N} · Question answered: ${N - 1} of ${N}`), 'the LMS\'s progress, not the browser\'s');
 
-      // The question of counter-increment, answered right (the first answer), then its run to the end.
-      await frame.getByTestId('predict').locator('input[value="0"]').check();
+            // The question of counter-increment, answered right (the second answer: 102), then its run to the end.
+      await frame.getByTestId('predict').locator('input[value="1"]').check();
       await frame.getByTestId('predict-check').click();
       await frame.getByTestId('predict-verdict').waitFor();
       await frame.getByTestId('predict-continue').click();
