@@ -64,7 +64,7 @@ pub static LESSON: Lesson = Lesson {
                         &["`PATCH`", "no", "RFC 5789. Applies a change to the current state; “add 1” applied twice adds 2."],
                     ],
                 },
-                
+
                 P("To make a POST safe to repeat, the server must recognise the second POST as the same conceptual request. That takes an identifier chosen by the client, the `Idempotency-Key` header, and deduplication by that identifier on the server."),
                 Note("RFC 9110 (§9.2.2) makes PUT, DELETE and the safe methods idempotent, so clients and proxies may repeat them after a connection failure. The method is a promise the handler has to keep: an audit log line per request is allowed, a counter the user sees, a charge or an email is not."),
             ],
@@ -570,7 +570,7 @@ pub static LESSON: Lesson = Lesson {
                 P("A consumer reads message evt_1, “debit account 1 by 100”, from Kafka, applies it to the database and crashes before committing its offset."),
                 P("After the restart Kafka delivers evt_1 again: as far as the broker knows, it was never processed. Without deduplication the consumer debits a second time."),
                 P("The fix: in the same transaction as the effect, insert evt_1 into `processed_messages`, whose primary key is the message id. A redelivery inserts 0 rows, and the consumer skips the effect. Commit the offset only after the database transaction."),
-                
+
                 Quiz(&Question {
                     kind: Transfer,
                     scenario: ScenarioId::ConsumerRedelivery,
