@@ -201,8 +201,8 @@ fn check(run: &Run, e: Expect) {
             .rev()
             .find(|r| {
                 r.happenings.iter().any(|h| {
-                    matches!(h, Happening::Redis { cmd, reply }
-                    if cmd.to_string().starts_with(&format!("SET {k} ")) && reply.to_string() == "OK")
+                    matches!(h, Happening::Redis { cmd: cmd @ idem_sim::redis::Cmd::Set { .. }, reply }
+                    if cmd.key() == *k && reply.to_string() == "OK")
                 })
             })
             .unwrap_or_else(|| panic!("no SET of {k}"));
