@@ -405,7 +405,7 @@ class Replayer:
         pids = {}
         hist = {}       # model conn -> what it ran so far (texts and results)
         rclock = 0      # the model time the real keyspace stands at
-        anchor = {}     # key -> real time (s) its TTL was last established
+        anchor = {}     # key -> (real time (s) around its TTL's setting, uncertainty carried (ms))
         i = -1
         events, end = run["events"], run["end"]
         picks = []      # the winners of the races so far, as candidate indexes
@@ -524,7 +524,7 @@ class Replayer:
                     name = args[0].upper()
                     if name == "SET" and got == "OK":
                         # When Redis ran it, as closely as this side can tell.
-                        anchor[args[1]] = (before, time.monotonic())
+                        anchor[args[1]] = (before, time.monotonic(), 0)
                     want = ev["reply"]
                     if want == "ok":
                         good = got == "OK"
@@ -594,9 +594,9 @@ class Replayer:
         after = time.monotonic()
         if p < 0:
             return None if p == -1 else -2
-        lo, hi = anchor.get(key, (before, before))
+        lo, hi, carried = anchor.get(key, (before, before, 0))
         least, most = (before - hi) * 1000, (after - lo) * 1000
-        return p + (least + most) / 2, (most - least) / 2 + 1
+        return p + (least + most) / 2, (most - least) / 2 + 1 + carried
 
     def advance(self, rclock, t, anchor):
         """Moves the real keyspace's clock from model time `rclock` to `t`:
@@ -612,11 +612,14 @@ class Replayer:
                 continue
             if left[0] - d <= 0:
                 self.rconn.send_command("DEL", key)
+                self.rconn.read_response()
             else:
-                self.rconn.send_command("PEXPIRETIME", key)
-                at = self.rconn.read_response()
-                self.rconn.send_command("PEXPIREAT", key, at - d)
-            self.rconn.read_response()
+                # Re-based on the real clock now: the real time the replay took
+                # does not count; the uncertainty so far is carried along.
+                before = time.monotonic()
+                self.rconn.send_command("PEXPIRE", key, round(left[0] - d))
+                self.rconn.read_response()
+                anchor[key] = (before, time.monotonic(), left[1])
         return t
 
     def compare_keyspace(self, want, anchor):

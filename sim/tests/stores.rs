@@ -856,3 +856,60 @@ fn every_select_that_returns_several_rows_fixes_their_order() {
         "no SELECT returned several rows: the test proves nothing"
     );
 }
+
+/// The explorer's choice of a race's winner: where firing the next event wakes
+/// several waiters at once (counter-increment defended, three parallel copies,
+/// the first COMMIT lost), `Choice::Race` fires the same event with another
+/// waiter winning, as Postgres's scheduler may.
+#[test]
+fn the_explorer_can_let_another_waiter_win_a_race() {
+    use idem_sim::net::Payload;
+    use idem_sim::trace::Happening;
+    use idem_sim::{scenario, Choice, Command, Config, Run, ScenarioId};
+    let s = scenario::by_id(ScenarioId::CounterIncrement.as_str()).expect("scenario");
+    let mut run = Run::new(
+        s.clone(),
+        Config::defaults(&s, 1).with_toggles(s.defended()),
+    );
+    let sent = run
+        .trace
+        .iter()
+        .position(|r| {
+            r.happenings
+                .iter()
+                .any(|h| matches!(h, Happening::ClientSent { .. }))
+        })
+        .expect("a request");
+    run.apply_at(sent + 1, Command::ParallelRetries(3))
+        .expect("copies");
+    let (k, m) = (sent + 2..run.len())
+        .find_map(|k| {
+            let w = run.state_at(k);
+            let m = w
+                .msgs
+                .values()
+                .find(|m| matches!(m.payload, Payload::Sql(Stmt::Commit)))?;
+            Some((k, m.id))
+        })
+        .expect("a COMMIT on the wire");
+    run.apply_at(k, Command::Lose(m)).expect("lost");
+    let mut raced = 0;
+    for j in 0..run.len() {
+        let w = run.state_at(j);
+        let Some(next) = w.pending().next().map(|(k, _)| *k) else {
+            continue;
+        };
+        let n = w.db.races.len();
+        let mut first = w.clone();
+        first.choose(&Choice::Fire(next));
+        let Some(r) = first.db.races.get(n) else {
+            continue;
+        };
+        let mut other = w.clone();
+        other.choose(&Choice::Race(next, 1));
+        assert_eq!(other.db.races[n].winner, r.candidates[1]);
+        assert_ne!(other.db.races[n].winner, r.winner);
+        raced += 1;
+    }
+    assert!(raced > 0, "no step of the run started a race");
+}

@@ -446,10 +446,13 @@ fn spread<T: Copy>(v: &[T], n: usize) -> Vec<T> {
         .collect()
 }
 
+/// Commands, each at the step it is applied after.
+type Schedule = Vec<(usize, Command)>;
+
 /// The fault schedules of one configuration: (name, commands at steps).
-fn schedules(s: &Scenario, cfg: Config) -> Vec<(String, Vec<(usize, Command)>)> {
+fn schedules(s: &Scenario, cfg: Config) -> Vec<(String, Schedule)> {
     let base = Run::new(s.clone(), cfg);
-    let mut out: Vec<(String, Vec<(usize, Command)>)> = vec![("none".into(), vec![])];
+    let mut out: Vec<(String, Schedule)> = vec![("none".into(), vec![])];
     // Clock jumps: past a claim's lease, an hour, past a day's TTL.
     for (at, jump) in [
         (base.len() / 3, Millis(3_000)),
@@ -514,7 +517,7 @@ fn schedules(s: &Scenario, cfg: Config) -> Vec<(String, Vec<(usize, Command)>)> 
 
 /// Every run of the matrix whose name starts with `prefix`: (name, scenario,
 /// configuration, schedule). The schedules of other configurations are not computed.
-fn matrix(prefix: &str) -> Vec<(String, &'static Scenario, Config, Vec<(usize, Command)>)> {
+fn matrix(prefix: &str) -> Vec<(String, &'static Scenario, Config, Schedule)> {
     let mut v = Vec::new();
     for s in scenario::all() {
         // Redis's scenarios run more seeds: they send fewer commands per run.

@@ -53,6 +53,12 @@ impl Db {
         }
     }
 
+    /// Whether two statements wait: a step that ends a transaction may start
+    /// a race between them (for the explorer, which branches on the winner).
+    pub fn may_race(&self) -> bool {
+        self.waiting.len() > 1
+    }
+
     /// The session of `conn` was closed: its statements must not run.
     pub fn is_closed(&self, conn: ConnId) -> bool {
         self.closed.contains(&conn)
