@@ -203,6 +203,8 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             Call::Sql(Stmt::Select {
                 table: "orders",
                 cond: vec![this],
+                // The primary key: one row at most.
+                order_by: None,
             }),
         ),
         (Phase::ReadOrder, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
