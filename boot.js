@@ -56,15 +56,24 @@
   }
 
   if (window.parent !== window) {
+    // While the page loads, the height only grows (the lab mounts in stages, and the
+    // host page would jump if its frame shrank and grew again); from the reader's
+    // first key or touch on, every change is posted.
     let sent = -1;
+    let loading = true;
     const post = () => {
       const height = Math.ceil(html.getBoundingClientRect().height);
-      if (height === sent) return;
+      if (height === sent || (loading && height < sent)) return;
       sent = height;
       window.parent.postMessage(JSON.stringify({ subject: 'lti.frameResize', height }), '*');
       window.parent.postMessage({ type: 'idempotency-lab:height', height }, '*');
     };
     new ResizeObserver(post).observe(html);
+    const settle = () => {
+      loading = false;
+      post();
+    };
+    for (const ev of ['pointerdown', 'keydown']) addEventListener(ev, settle, { once: true, capture: true });
   }
 
   const noLab = (why) => {

@@ -87,8 +87,8 @@ export class LabPage extends LessonPage {
    * @returns {Promise<LabPage>}
    */
   /** Opens the lab. Predict-then-reveal is off unless `progress` says otherwise: these tests drive the lab. */
-  static async openLab(browser, server, query = '', { viewport, context, progress = 'p=0' } = {}) {
-    return LabPage.open(browser, server.url + query, viewport ?? { width: 1440, height: 900 }, context, progress);
+  static async openLab(browser, server, query = '', { viewport, context, progress = 'p=0', sections = 'open' } = {}) {
+    return LabPage.open(browser, server.url + query, viewport ?? { width: 1440, height: 900 }, context, progress, sections);
   }
 
   byId(id) {

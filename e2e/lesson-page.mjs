@@ -89,8 +89,20 @@ export class LessonPage {
    * `progress`: the reader's stored progress to start from (the page's
    * localStorage format, e.g. 'p=0' = do not pause to predict); null leaves it empty.
    */
-  static async open(browser, url, viewport = { width: 1440, height: 900 }, contextOptions = {}, progress = null) {
+  /**
+   * `sections`: 'open' opens each of the lab's sections (the defences, the client,
+   * what else could happen) as it is drawn, as a reader who opened them all: the
+   * tests that drive those controls reach them at once; 'closed' leaves them as a
+   * new reader finds them (e2e/layout.test.mjs).
+   */
+  static async open(browser, url, viewport = { width: 1440, height: 900 }, contextOptions = {}, progress = null, sections = 'open') {
     const context = await browser.newContext({ ...contextOptions, viewport });
+    if (sections === 'open') {
+      await context.addInitScript(() => {
+        const open = () => document.querySelectorAll('details[data-sec]:not([open])').forEach((d) => (d.open = true));
+        new MutationObserver(open).observe(document, { childList: true, subtree: true });
+      });
+    }
     if (progress != null) {
       // Only where nothing is stored yet, so a reload keeps what the page saved.
       await context.addInitScript(([key, value]) => {

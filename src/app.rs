@@ -139,8 +139,10 @@ fn LabGrid() -> impl IntoView {
         .run
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
     controls::patch(lab);
+    let id = lab.scenario.get_untracked();
+    let client = nodes.contains(&NodeId::Client);
     // The client's policy as numbers, under the switches that preset it.
-    let policy = if nodes.contains(&NodeId::Client) {
+    let policy = if client {
         let n = lab
             .run
             .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
@@ -151,19 +153,54 @@ fn LabGrid() -> impl IntoView {
     // A search of the lab this one replaces would fill its panel; its comparison ends.
     crate::ui::explore::reset(lab);
     let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
-    // Cause and effect on one screen: the topology, playback, the faults and the
-    // switches in the first column, the outcome at the top of the last (on a phone,
-    // a compact outcome line under playback that sticks to the bottom edge).
+    // One idea at a time: the scenario opens with playback and the one fault it is
+    // about; the defences, the client's variants and policy, the other faults and
+    // the explorer wait in sections the reader opens.
+    let lead = lab
+        .run
+        .with_untracked(|r| controls::lead_fault(&r.scenario));
+    let others: Vec<controls::Fault> = controls::offered_faults(&nodes)
+        .into_iter()
+        .filter(|f| *f != lead)
+        .collect();
+    let sections = [
+        controls::section(
+            "defences",
+            ui.sec_defences,
+            &controls::switches(ui, &offered, id, controls::defence_group(ui)),
+        ),
+        controls::section(
+            "client",
+            if client {
+                ui.sec_client
+            } else {
+                ui.bugs_variants
+            },
+            &(controls::switches(ui, &offered, id, controls::variant_group(ui)) + &policy),
+        ),
+        controls::section(
+            "more",
+            ui.explore_title,
+            &(controls::faults(ui, &others) + &crate::ui::explore::panel(ui, &offered, id)),
+        ),
+    ]
+    .concat();
+    // The words beside the picture: the step's narration right under the topology
+    // (above playback), the sequence diagram beside them from 1280 px; the outcome at
+    // the top of the last column (on a phone, a compact line that sticks to the
+    // bottom edge under the narration and playback).
     view! {
-        <Controls html=controls::lab_head(ui, lab.lang.get_untracked(), lab.scenario.get_untracked())/>
+        <Controls html=controls::lab_head(ui, lab.lang.get_untracked(), id)/>
+        // Two sets of defences side by side (`explore::follow`): the sentence that names
+        // both and where they part (the comparison's worker writes it) over both runs.
+        <div id="xc" class="compare__said"></div>
         <div class="lab__grid">
             <div class="lab__main">
                 <Topology/>
+                <StatePane pane=Pane::Narration/>
                 <Controls html=controls::playback(ui)/>
                 <LessonPart part=Part::Predict/>
-                <Controls html=controls::faults(ui, &nodes)/>
-                <Controls html=controls::switches(ui, &offered, lab.scenario.get_untracked()) + &policy/>
-                <StatePane pane=Pane::Narration/>
+                <Controls html=controls::faults(ui, &[lead]) + &sections/>
             </div>
             <div class="lab__side">
                 <StatePane pane=Pane::Outcome/>
@@ -174,12 +211,17 @@ fn LabGrid() -> impl IntoView {
                 {pane(NodeId::Broker, Pane::Broker)}
             </div>
             <div class="lab__seq">
-                <LessonPart part=Part::Code/>
                 <Sequence/>
+                <LessonPart part=Part::Code/>
             </div>
         </div>
+        // On a phone the two runs take turns: this switch flips between them (style/main.css).
+        <label class="switch compare__flip">
+            <input type="checkbox" data-testid="compare-flip"/>
+            <span>{ui.cmp_flip}</span>
+        </label>
+        <div class="compare" id="xv" data-testid="compare"></div>
         <div class="lab__text">
-            <Controls html=crate::ui::explore::panel(ui, &offered, lab.scenario.get_untracked())/>
             <LessonPart part=Part::About/>
             <LessonPart part=Part::Progress/>
         </div>

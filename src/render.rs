@@ -929,6 +929,29 @@ pub fn sequence(
     let height = TOP + ROW_H * (rows as f64 + 1.5);
     let n = num;
     let mut h = Html::new();
+    // The lanes' names in a strip of their own that stays at the top of the
+    // diagram's scroll box (style/main.css) while the arrows scroll under it.
+    h.open(
+        "svg",
+        &[
+            ("class", "seq__heads"),
+            ("width", &n(width)),
+            ("height", "24"),
+            ("aria-hidden", "true"),
+        ],
+    );
+    for node in nodes {
+        h.el(
+            "text",
+            &[
+                ("class", "seq__lane-name"),
+                ("x", &n(lane(*node))),
+                ("y", "16"),
+            ],
+            &node_short(ui, *node),
+        );
+    }
+    h.close("svg");
     h.open(
         "svg",
         &[
@@ -968,11 +991,6 @@ pub fn sequence(
     for node in nodes {
         let x = n(lane(*node));
         h.open("g", &[("class", "seq__lane")]);
-        h.el(
-            "text",
-            &[("class", "seq__lane-name"), ("x", &x), ("y", "16")],
-            &node_short(ui, *node),
-        );
         h.void(
             "line",
             &[("x1", &x), ("y1", "24"), ("x2", &x), ("y2", &n(height))],
@@ -1006,7 +1024,8 @@ pub fn sequence(
             classes(&[
                 ("lost", a.lost),
                 ("future", a.sent > cursor),
-                ("inflight", stub)
+                ("inflight", stub),
+                ("cur", a.sent == cursor)
             ])
         );
         let step = a.sent.to_string();
@@ -1026,7 +1045,8 @@ pub fn sequence(
                 ("data-step", &step),
                 ("data-testid", "seq-arrow"),
                 ("role", "button"),
-                ("tabindex", "0"),
+                // The diagram is one Tab stop; the arrow keys move between its arrows.
+                ("tabindex", "-1"),
                 ("aria-label", &name),
             ],
         );
@@ -1074,16 +1094,20 @@ pub fn sequence(
         } else {
             (x1 - 4.0, "end")
         };
-        h.el(
-            "text",
-            &[
-                ("class", "seq__label"),
-                ("x", &n(tx)),
-                ("y", &n(y1 - 3.0)),
+        let (sx, sy) = (n(tx), n(y1 - 3.0));
+        let at = |class: &'static str| -> [(&str, &str); 4] {
+            [
+                ("class", class),
+                ("x", sx.as_str()),
+                ("y", sy.as_str()),
                 ("text-anchor", anchor),
-            ],
-            &shown,
-        );
+            ]
+        };
+        h.el("text", &at("seq__label"), &shown);
+        // A cut label's whole text, shown on focus as on hover (style/main.css).
+        if shown != a.label {
+            h.el("text", &at("seq__label seq__label--full"), &a.label);
+        }
         h.close("g");
     }
     for m in &marks {

@@ -75,16 +75,8 @@ impl fmt::Display for Stmt {
                     where_clause(cond)
                 )
             }
-            Stmt::Select {
-                table,
-                cond,
-                order_by,
-            } => {
-                write!(f, "SELECT * FROM {table}{}", where_clause(cond))?;
-                match order_by {
-                    Some(c) => write!(f, " ORDER BY {c}"),
-                    None => Ok(()),
-                }
+            Stmt::Select { table, cond } => {
+                write!(f, "SELECT * FROM {table}{}", where_clause(cond))
             }
         }
     }
@@ -122,17 +114,14 @@ impl fmt::Display for Outcome {
             Outcome::Error(SqlError::InFailedTransaction) => {
                 f.write_str("ERROR: current transaction is aborted, commands ignored until end of transaction block")
             }
-            Outcome::Error(SqlError::Deadlock) => f.write_str("ERROR: deadlock detected"),
         }
     }
 }
 
 impl fmt::Display for redis::Cmd {
-    /// As `redis-cli` takes it: a key with a space or a quote in it is quoted
-    /// (key-scope's `idem:u42:POST /charges:K1`), a value always is.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            redis::Cmd::Get(k) => write!(f, "GET {}", cli_arg(k, false)),
+            redis::Cmd::Get(k) => write!(f, "GET {k}"),
             redis::Cmd::Set {
                 key,
                 value,
@@ -140,12 +129,7 @@ impl fmt::Display for redis::Cmd {
                 xx,
                 ttl,
             } => {
-                write!(
-                    f,
-                    "SET {} {}",
-                    cli_arg(key, false),
-                    cli_arg(&value.to_string(), true)
-                )?;
+                write!(f, "SET {key} '{value}'")?;
                 if *nx {
                     f.write_str(" NX")?;
                 }
@@ -159,22 +143,9 @@ impl fmt::Display for redis::Cmd {
                 }
                 Ok(())
             }
-            redis::Cmd::Del(k) => write!(f, "DEL {}", cli_arg(k, false)),
-            redis::Cmd::Incr(k) => write!(f, "INCR {}", cli_arg(k, false)),
+            redis::Cmd::Del(k) => write!(f, "DEL {k}"),
+            redis::Cmd::Incr(k) => write!(f, "INCR {k}"),
         }
-    }
-}
-
-/// One argument of a `redis-cli` line: bare when it can be, else in single
-/// quotes (inside which only `\'` is an escape), else in double quotes.
-fn cli_arg(s: &str, quote: bool) -> String {
-    let plain = |c: char| !c.is_whitespace() && !matches!(c, '\'' | '"' | '\\');
-    if !quote && !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else if !s.contains(['\'', '\\']) {
-        format!("'{s}'")
-    } else {
-        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
     }
 }
 
@@ -329,7 +300,6 @@ fn short_outcome(o: &Outcome) -> String {
     match o {
         Outcome::Error(SqlError::UniqueViolation { .. }) => "unique violation".into(),
         Outcome::Error(SqlError::InFailedTransaction) => "aborted".into(),
-        Outcome::Error(SqlError::Deadlock) => "deadlock".into(),
         Outcome::Ok {
             tag: Tag::Insert(n),
             ..

@@ -110,10 +110,22 @@ pub fn current(trace: &[StepRecord], k: usize, code: &str) -> Option<usize> {
 }
 
 /// The listing as `<li>` items, without the anchors (each line of `code` is
-/// already escaped); line `cur` is marked as the current one.
-pub fn listing(code: &str, cur: Option<usize>) -> String {
+/// already escaped); line `cur` is marked as the current one. Only the lines that
+/// run under the switches (`on`: whether the toggle of that id is on) are shown: a
+/// line's `?id` anchors need it on, its `!id` anchors off.
+pub fn listing(code: &str, cur: Option<usize>, on: impl Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(code.len() + 256);
-    for (i, l) in code.lines().enumerate() {
+    let shown = |l: &str| {
+        l.split_once(' ')
+            .map_or("", |(a, _)| a)
+            .split(',')
+            .all(|w| match (w.strip_prefix('?'), w.strip_prefix('!')) {
+                (Some(id), _) => on(id),
+                (_, Some(id)) => !on(id),
+                _ => true,
+            })
+    };
+    for (i, l) in code.lines().enumerate().filter(|(_, l)| shown(l)) {
         out.push_str(if Some(i) == cur {
             "<li class=\"cur\" aria-current=\"step\">"
         } else {
@@ -170,7 +182,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            listing("B a\n b &lt; c\n", Some(1)),
+            listing("B a\n b &lt; c\n", Some(1), |_| false),
             "<li>a</li><li class=\"cur\" aria-current=\"step\">b &lt; c</li>"
         );
     }
@@ -196,6 +208,27 @@ mod tests {
                 Phase::ALL[i]
             );
         }
+    }
+
+    /// The listing shows only the lines of the run's switches: idempotency-key's
+    /// three replies to a timeout (Stripe's, Powertools', the ADR's), one at a time.
+    #[test]
+    fn the_listing_shows_only_the_design_switched_on() {
+        let code = listing::lines(ScenarioId::IdempotencyKey, Lang::En);
+        let shown = |on: &'static str| listing(&code, None, move |id| id == on);
+        let adr = shown("");
+        assert!(adr.contains("the ADR") && !adr.contains("Stripe") && !adr.contains("Powertools"));
+        let stripe = shown("errors-replayed");
+        assert!(
+            stripe.contains("Stripe")
+                && !stripe.contains("the ADR")
+                && !stripe.contains("Powertools")
+        );
+        let powertools = shown("delete-on-error");
+        assert!(powertools.contains("Powertools") && !powertools.contains("Stripe"));
+        assert!(
+            adr.contains("on timeout: return 503") && stripe.contains("on timeout: return 503")
+        );
     }
 
     /// The anchors: a phase, a phase after another, an answer after a phase.

@@ -12,6 +12,7 @@ use super::codemap::{letter, FIRST, NEW_KEY, SAME_KEY};
 use super::{Lang, ScenarioId};
 use crate::html::esc_text as escaped;
 use idem_sim::scenario::Phase::{self, *};
+use idem_sim::scenario::Toggle::{self, DeleteOnError, ErrorsReplayed};
 
 /// What runs a line of a listing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -36,6 +37,9 @@ pub struct Line {
     pub code: &'static str,
     /// The comment, in [`Lang`] order (Russian, English); empty for none.
     pub note: [&'static str; 2],
+    /// The switches under which it is the code that runs (each on or off, as given);
+    /// none: under any. The code pane shows only the lines of the run's switches.
+    pub only: &'static [(Toggle, bool)],
 }
 
 const fn l(at: &'static [At], code: &'static str, ru: &'static str, en: &'static str) -> Line {
@@ -43,7 +47,13 @@ const fn l(at: &'static [At], code: &'static str, ru: &'static str, en: &'static
         at,
         code,
         note: [ru, en],
+        only: &[],
     }
+}
+
+/// `line`, shown only under the switches `only`.
+const fn when(only: &'static [(Toggle, bool)], line: Line) -> Line {
+    Line { only, ..line }
 }
 
 /// A line without a comment.
@@ -77,7 +87,13 @@ pub fn text(line: &Line, lang: Lang) -> String {
 pub fn lines(scenario: ScenarioId, lang: Lang) -> String {
     let mut out = String::new();
     for line in of(scenario) {
-        let words: Vec<String> = line.at.iter().map(|a| word(*a)).collect();
+        let mut words: Vec<String> = line.at.iter().map(|a| word(*a)).collect();
+        // Its switches: `?id` on, `!id` off (`codemap::listing` reads them).
+        words.extend(
+            line.only
+                .iter()
+                .map(|(t, on)| format!("{}{}", if *on { '?' } else { '!' }, t.id())),
+        );
         out.push_str(&words.join(","));
         out.push(' ');
         out.push_str(&escaped(&text(line, lang)));
@@ -155,27 +171,36 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     &[In(Charge)],
                     "charge = processor.charge(card, 100, idempotency_key: K1)",
                 ),
-                l(
-                    &[After(Charge, StoreResponse)],
-                    "  on timeout: redis.SET idem:u42:K1 '{503}'",
-                    "Stripe: ошибка хранится",
-                    "Stripe: the error is kept",
+                when(
+                    &[(ErrorsReplayed, true)],
+                    l(
+                        &[After(Charge, StoreResponse)],
+                        "  on timeout: redis.SET idem:u42:K1 '{503}'",
+                        "Stripe: ошибка хранится",
+                        "Stripe: the error is kept",
+                    ),
                 ),
-                l(
-                    &[In(Rollback)],
-                    "  on timeout: redis.DEL idem:u42:K1",
-                    "Powertools: ключ удалён",
-                    "Powertools: the key deleted",
+                when(
+                    &[(DeleteOnError, true)],
+                    l(
+                        &[In(Rollback)],
+                        "  on timeout: redis.DEL idem:u42:K1",
+                        "Powertools: ключ удалён",
+                        "Powertools: the key deleted",
+                    ),
                 ),
-                l(
+                when(
+                    &[(ErrorsReplayed, false), (DeleteOnError, false)],
+                    l(&[], "", "ADR: захват остаётся", "the ADR: the claim stays"),
+                ),
+                // The reply to a timeout, under each of the three designs.
+                c(
                     &[
                         Answer(Charge, 503),
                         Answer(StoreResponse, 503),
                         Answer(Rollback, 503),
                     ],
                     "  on timeout: return 503",
-                    "ADR: захват остаётся",
-                    "the ADR: the claim stays",
                 ),
                 c(&[In(Begin)], "BEGIN"),
                 c(&[In(InsertPayment), In(FindPayment)], LEDGER),
@@ -257,7 +282,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             c(&[In(Receive)], CHARGE_K1),
             l(
                 &[In(CheckKey)],
-                "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1' ORDER BY locked_at",
+                "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1'",
                 "нет при атомарном захвате",
                 "not with the atomic claim",
             ),
@@ -643,18 +668,24 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 ),
                 c(&[In(Begin)], "BEGIN"),
                 c(&[In(InsertPayment), In(FindPayment)], LEDGER),
-                l(
-                    &[In(Outbox)],
-                    "INSERT INTO outbox VALUES ('rcpt_pay_1', 'pay_1', 'pending') ON CONFLICT DO NOTHING",
-                    "с outbox: чек фиксируется вместе со строкой",
-                    "with the outbox: the receipt commits with the row",
+                when(
+                    &[(Toggle::Outbox, true)],
+                    l(
+                        &[In(Outbox)],
+                        "INSERT INTO outbox VALUES ('rcpt_pay_1', 'pay_1', 'pending') ON CONFLICT DO NOTHING",
+                        "с outbox: чек фиксируется вместе со строкой",
+                        "with the outbox: the receipt commits with the row",
+                    ),
                 ),
                 c(&[In(Commit)], "COMMIT"),
-                l(
-                    &[After(Commit, SendEmail)],
-                    "mail.send(receipt(pay_1))",
-                    "без outbox: вне транзакции и ключа",
-                    "no outbox: outside the transaction and the key",
+                when(
+                    &[(Toggle::Outbox, false)],
+                    l(
+                        &[After(Commit, SendEmail)],
+                        "mail.send(receipt(pay_1))",
+                        "без outbox: вне транзакции и ключа",
+                        "no outbox: outside the transaction and the key",
+                    ),
                 ),
                 l(
                     &[Answer(Charge, 503), Answer(SendEmail, 503)],
@@ -674,7 +705,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "ретранслятор outbox, после фиксации, хотя бы один раз:",
                     "the outbox's relay, after the commit, at least once:",
                 ),
-                c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending' ORDER BY id"),
+                c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending'"),
                 l(
                     &[In(RelaySend)],
                     "mail.send(receipt(pay_1), idempotency_key: 'rcpt_pay_1')",
@@ -872,7 +903,9 @@ mod tests {
             let (ru, en) = (lines(id, Lang::Ru), lines(id, Lang::En));
             for (r, e) in ru.lines().zip(en.lines()) {
                 let code = |l: &str| l.split("  // ").next().unwrap_or_default().to_string();
-                if !r.starts_with(' ') || !e.contains(" // ") {
+                // A line that is only a comment (its text starts with `//`) differs.
+                let comment = r.split_once(' ').is_some_and(|(_, t)| t.starts_with("//"));
+                if !comment || !e.contains(" // ") {
                     assert_eq!(code(r), code(e), "{id}");
                 }
             }

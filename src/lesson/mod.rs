@@ -871,6 +871,16 @@ ui_struct! {
     cmp_title,
     /// The switch that shows the compared run, before its defences' switches.
     cmp_on,
+    /// The lab's sections the reader opens: the defences; the client's variants and
+    /// retry policy (the other faults and the explorer are under `explore_title`).
+    sec_defences,
+    sec_client,
+    /// What the sequence diagram's marks mean.
+    seq_legend,
+    /// Explore asked at the end of a run: `{}` the step it searches from instead.
+    explore_from,
+    /// On a phone, the switch between the reader's run and the one compared.
+    cmp_flip,
 }
 
 ui_struct! {

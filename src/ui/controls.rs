@@ -15,7 +15,7 @@ use crate::html::Html;
 use crate::lesson::{name, toggle_label, Lang, Ui};
 use crate::narrate::{fill, node_name};
 use crate::params::{echo, retry_number, speed_factor, speed_text, SPEEDS};
-use idem_sim::scenario::{Group, Retry, ScenarioId, Toggle, ToggleKind};
+use idem_sim::scenario::{Group, Retry, Scenario, ScenarioId, Toggle, ToggleKind};
 use idem_sim::{Command, NodeId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -175,12 +175,14 @@ pub fn playback(ui: &Ui) -> String {
             ("aria-label", ui.timeline),
         ],
     );
-    // The sequence diagram shows only what has happened, unless the reader asks: the
-    // switch shares the keyboard hint's line, so the controls below do not move.
-    h.open("p", &[("class", "hint muted")])
-        .text(ui.keyboard_hint)
-        .text(" · ");
-    h.open("label", &[]);
+    h.el("p", &[("class", "hint muted")], ui.keyboard_hint);
+    h.finish()
+}
+
+/// The sequence diagram's switch: it shows only what has happened, unless the reader asks.
+pub fn future_switch(ui: &Ui) -> String {
+    let mut h = Html::new();
+    h.open("label", &[("class", "switch")]);
     h.open(
         "input",
         &[
@@ -189,97 +191,172 @@ pub fn playback(ui: &Ui) -> String {
             ("data-testid", "show-future"),
         ],
     );
-    h.text(ui.show_future).close("label").close("p");
+    h.el("span", &[], ui.show_future).close("label");
     h.finish()
 }
 
-/// Faults the reader can inject: a lost ack, parallel retries, crashes, the clock;
-/// and the link to copy. `nodes` are the scenario's nodes.
-pub fn faults(ui: &Ui, nodes: &[NodeId]) -> String {
+/// A fault the reader can inject.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Fault {
+    Ack,
+    Parallel,
+    Crash(NodeId),
+    H1,
+    H25,
+}
+
+/// Every fault offered with the scenario's `nodes`, in the order they are drawn.
+pub fn offered_faults(nodes: &[NodeId]) -> Vec<Fault> {
+    let mut v = Vec::new();
+    if nodes.contains(&NodeId::Client) {
+        v.extend([Fault::Ack, Fault::Parallel]);
+    }
+    v.extend(
+        nodes
+            .iter()
+            .filter(|n| n.can_crash())
+            .map(|n| Fault::Crash(*n)),
+    );
+    v.extend([Fault::H1, Fault::H25]);
+    v
+}
+
+/// The fault scenario `s` is about, offered in its first screen (the others wait
+/// in "What else could happen?"): the crash it scripts, the clock it moves, the
+/// duplicates its several API instances race, else the lost acknowledgement.
+pub fn lead_fault(s: &Scenario) -> Fault {
+    let clock = s
+        .script
+        .iter()
+        .any(|x| matches!(x.command, Command::AdvanceClock(_)));
+    let client = s.nodes().contains(&NodeId::Client);
+    match s.crashes.first() {
+        Some(c) => Fault::Crash(c.node),
+        None if clock => Fault::H25,
+        None if client && s.apis > 1 => Fault::Parallel,
+        None if client => Fault::Ack,
+        None => offered_faults(&s.nodes())[0],
+    }
+}
+
+/// The buttons of `faults` (a lost ack, parallel retries, crashes, the clock) in a
+/// fieldset of the lab's faults.
+pub fn faults(ui: &Ui, faults: &[Fault]) -> String {
     let mut h = Html::new();
     h.open("fieldset", &[("class", "faults")]);
     h.el("legend", &[], ui.faults);
-    if nodes.contains(&NodeId::Client) {
-        button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack);
-        h.open("span", &[("class", "group")]).open("label", &[]);
-        h.el("span", &[("class", "sr-only")], ui.parallel_count);
-        h.open(
-            "input",
-            &[
-                ("type", "number"),
-                ("min", "2"),
-                ("max", "10"),
-                ("value", "3"),
-                ("data-testid", "parallel-n"),
-                ("data-act", Act::ParallelN.name()),
-                ("aria-label", ui.parallel_count),
-            ],
-        );
-        h.close("label");
-        button(&mut h, Act::Parallel, "btn-parallel-retries", "", "");
-        h.close("span");
+    for f in faults {
+        match f {
+            Fault::Ack => button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack),
+            Fault::Parallel => {
+                h.open("span", &[("class", "group")]).open("label", &[]);
+                h.el("span", &[("class", "sr-only")], ui.parallel_count);
+                h.open(
+                    "input",
+                    &[
+                        ("type", "number"),
+                        ("min", "2"),
+                        ("max", "10"),
+                        ("value", "3"),
+                        ("data-testid", "parallel-n"),
+                        ("data-act", Act::ParallelN.name()),
+                        ("aria-label", ui.parallel_count),
+                    ],
+                );
+                h.close("label");
+                button(&mut h, Act::Parallel, "btn-parallel-retries", "", "");
+                h.close("span");
+            }
+            Fault::Crash(n) => {
+                let slug = n.slug();
+                h.el(
+                    "button",
+                    &[
+                        ("type", "button"),
+                        ("data-act", Act::Crash.name()),
+                        ("data-node", &slug),
+                    ],
+                    "",
+                );
+            }
+            Fault::H1 => button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h),
+            Fault::H25 => button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h),
+        }
     }
-    for n in nodes.iter().filter(|n| n.can_crash()) {
-        let slug = n.slug();
-        h.el(
-            "button",
-            &[
-                ("type", "button"),
-                ("data-act", Act::Crash.name()),
-                ("data-node", &slug),
-            ],
-            "",
-        );
-    }
-    button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h);
-    button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h);
     h.close("fieldset");
     h.finish()
 }
 
-/// The scenario's switches: defences, then the bugs and variants of its story.
-pub fn switches(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
-    let mut h = Html::new();
-    let groups = [
-        (ui.defences, "defences", &[ToggleKind::Defence][..]),
-        (
-            ui.bugs_variants,
-            "variants",
-            &[ToggleKind::Bug, ToggleKind::Variant][..],
-        ),
-    ];
-    for (legend, testid, kinds) in groups {
-        let ts: Vec<Toggle> = offered
-            .iter()
-            .copied()
-            .filter(|t| kinds.contains(&t.kind()))
-            .collect();
-        if ts.is_empty() {
-            continue;
-        }
-        h.open(
-            "fieldset",
-            &[("class", "switches"), ("data-testid", testid)],
-        );
-        h.el("legend", &[], legend);
-        for t in ts {
-            let testid = format!("toggle-{}", t.id());
-            h.open("label", &[("class", "switch")]);
-            h.open(
-                "input",
-                &[
-                    ("type", "checkbox"),
-                    ("data-testid", &testid),
-                    ("data-act", Act::Toggle.name()),
-                    ("data-toggle", t.id()),
-                ],
-            );
-            h.el("span", &[], toggle_label(ui, t, Some(scenario)))
-                .close("label");
-        }
-        h.close("fieldset");
+/// A section of controls the reader opens: `summary` names it, `body` is its markup.
+/// `sec` names it for the page (`data-sec`: the question of a fix-it opens "defences").
+pub fn section(sec: &str, summary: &str, body: &str) -> String {
+    if body.is_empty() {
+        return String::new();
     }
+    let mut h = Html::new();
+    h.open("details", &[("class", "more"), ("data-sec", sec)]);
+    h.el(
+        "summary",
+        &[("data-testid", &format!("sec-{sec}"))],
+        summary,
+    );
+    h.open("div", &[("class", "more__body")]);
+    format!("{}{body}</div></details>", h.finish())
+}
+
+/// The scenario's switches of `kinds` (its defences, or the bugs and variants of its
+/// story), under `legend`; `testid` names the fieldset. Empty if none is offered.
+pub fn switches(
+    ui: &Ui,
+    offered: &[Toggle],
+    scenario: ScenarioId,
+    (legend, testid, kinds): (&str, &str, &[ToggleKind]),
+) -> String {
+    let mut h = Html::new();
+    let ts: Vec<Toggle> = offered
+        .iter()
+        .copied()
+        .filter(|t| kinds.contains(&t.kind()))
+        .collect();
+    if ts.is_empty() {
+        return String::new();
+    }
+    h.open(
+        "fieldset",
+        &[("class", "switches"), ("data-testid", testid)],
+    );
+    h.el("legend", &[], legend);
+    for t in ts {
+        let testid = format!("toggle-{}", t.id());
+        h.open("label", &[("class", "switch")]);
+        h.open(
+            "input",
+            &[
+                ("type", "checkbox"),
+                ("data-testid", &testid),
+                ("data-act", Act::Toggle.name()),
+                ("data-toggle", t.id()),
+            ],
+        );
+        h.el("span", &[], toggle_label(ui, t, Some(scenario)))
+            .close("label");
+    }
+    h.close("fieldset");
     h.finish()
+}
+
+/// The defences' group of [`switches`].
+pub fn defence_group(ui: &Ui) -> (&str, &'static str, &'static [ToggleKind]) {
+    (ui.defences, "defences", &[ToggleKind::Defence])
+}
+
+/// The bugs' and variants' group of [`switches`].
+pub fn variant_group(ui: &Ui) -> (&str, &'static str, &'static [ToggleKind]) {
+    (
+        ui.bugs_variants,
+        "variants",
+        &[ToggleKind::Bug, ToggleKind::Variant],
+    )
 }
 
 /// The labels of the policy's numbers, in [`Retry::numbers`]' order.
@@ -374,6 +451,9 @@ pub fn patch(lab: Lab) {
     Effect::new(move |_| {
         let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
         disable(Act::Back.selector(), k == 0);
+        // At the start of a run the reader has not changed, a restart would change nothing.
+        let fresh = lab.run.with(|r| r.commands().is_empty());
+        disable(Act::Restart.selector(), k == 0 && fresh && !playing);
         disable(Act::Step.selector(), k >= n);
         disable(Act::End.selector(), k >= n);
         if let Some(b) = find(Act::Play.selector()) {
@@ -512,9 +592,16 @@ pub fn parallel_left(lab: Lab, el: &Element) {
     }
 }
 
-/// The first screen's button: the lab into view, playing.
+/// The first screen's button: the lab into view, playing. On a phone the picture
+/// comes to the top (the lab's title and picker are just above it), so the topology,
+/// the narration under it and playback fill the screen.
 pub fn try_lab(lab: Lab) {
-    if let Some(l) = document().get_element_by_id("lab") {
+    let to = if lab.tall.get_untracked() {
+        find("[data-testid=topology]")
+    } else {
+        document().get_element_by_id("lab")
+    };
+    if let Some(l) = to {
         l.scroll_into_view();
     }
     if !lab.playing.get_untracked() {
@@ -646,6 +733,8 @@ pub enum Near {
 
 thread_local! {
     static NEAR: std::cell::Cell<Near> = const { std::cell::Cell::new(Near::Top) };
+    /// The control the reader last used.
+    static CONTROL: std::cell::RefCell<Option<Element>> = const { std::cell::RefCell::new(None) };
     /// The link Copy link could not copy, offered in a field.
     static SHARE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
@@ -653,6 +742,12 @@ thread_local! {
 /// Notes that the reader acted at `place`.
 pub fn near(place: Near) {
     NEAR.with(|n| n.set(place));
+}
+
+/// Notes the control the reader used: the notices go after its own group (a fault
+/// of the first screen, or one in "What else could happen?").
+pub fn near_control(el: &Element) {
+    CONTROL.with(|c| *c.borrow_mut() = Some(el.clone()));
 }
 
 /// Moves the notices (`#notices`) beside the control the reader last used: after
@@ -665,21 +760,35 @@ pub fn place_notices(el: &Element) {
         Near::Head => (".lab__head", true),
         Near::Play => (".playback", true),
         Near::Faults => (".faults", true),
-        Near::Switches => (".switches", true),
+        Near::Switches => (".switches", false),
         Near::Policy => (".policy", false),
         Near::Text => (".lab__text", false),
     };
-    let Some(at) = find(sel).or_else(|| find(".lab__head")) else {
+    // A group of which there are several: the one of the control used.
+    let own = CONTROL.with(|c| {
+        let el = c.borrow();
+        el.as_ref()?.closest(sel).ok()?
+    });
+    let Some(at) = own.or_else(|| find(sel)).or_else(|| find(".lab__head")) else {
         return;
     };
-    // A control's group is its `Controls` wrapper (see [`Controls`]).
-    let at = if group {
-        at.parent_element().unwrap_or(at)
-    } else {
-        at
+    // A control's group is its `Controls` wrapper (see [`Controls`]); inside a section
+    // the reader opened, the group itself.
+    let at = match at.parent_element() {
+        Some(p) if group && p.class_list().contains("contents") => p,
+        _ => at,
     };
     if at.next_element_sibling().as_ref() != Some(el) {
         let _ = at.insert_adjacent_element("afterend", el);
+    }
+    // Under a group low on the screen, the notice is brought up into view.
+    let below = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .is_some_and(|h| el.get_bounding_client_rect().bottom() > h);
+    if below && near != Near::Top {
+        el.scroll_into_view_with_bool(false);
     }
     // On a phone the lab is reordered (style/main.css): under playback it follows playback.
     set(
@@ -710,6 +819,22 @@ mod tests {
     use super::*;
     use crate::lesson::ui;
 
+    /// Each scenario opens with the one fault it is about, and it is one the lab offers.
+    #[test]
+    fn each_scenario_leads_with_the_fault_it_is_about() {
+        let lead = |id: &str| lead_fault(&idem_sim::scenario::by_id(id).unwrap());
+        assert_eq!(lead("naive-post"), Fault::Ack);
+        assert_eq!(lead("concurrent-duplicates"), Fault::Parallel);
+        assert_eq!(lead("ttl-expiry"), Fault::H25);
+        for s in idem_sim::scenario::all() {
+            assert!(
+                offered_faults(&s.nodes()).contains(&lead_fault(s)),
+                "{}",
+                s.id
+            );
+        }
+    }
+
     #[test]
     fn markup_names_every_control() {
         let ui = ui(Lang::En);
@@ -717,24 +842,38 @@ mod tests {
         for act in ["back", "play", "step", "end", "restart", "speed", "scrub"] {
             assert!(p.contains(&format!("data-act=\"{act}\"")), "{act}");
         }
-        let f = faults(ui, &[NodeId::Client, NodeId::Api(0), NodeId::Redis]);
+        let f = faults(
+            ui,
+            &offered_faults(&[NodeId::Client, NodeId::Api(0), NodeId::Redis]),
+        );
         assert!(
             f.contains("data-act=\"ack\"") && f.contains("data-node=\"api-a\""),
             "{f}"
         );
-        assert!(!faults(ui, &[NodeId::Api(0)]).contains("btn-drop-ack"));
-        let s = switches(
-            ui,
-            &[Toggle::Fingerprint, Toggle::NewKeyPerRetry],
-            ScenarioId::IdempotencyKey,
+        assert!(!faults(ui, &offered_faults(&[NodeId::Api(0)])).contains("btn-drop-ack"));
+        let offered = [Toggle::Fingerprint, Toggle::NewKeyPerRetry];
+        let id = ScenarioId::IdempotencyKey;
+        let d = switches(ui, &offered, id, defence_group(ui));
+        let v = switches(ui, &offered, id, variant_group(ui));
+        assert!(d.contains("data-testid=\"defences\"") && v.contains("data-testid=\"variants\""));
+        assert!(!d.contains("new-key-per-retry") && !v.contains("fingerprint"));
+        assert_eq!(
+            switches(ui, &[Toggle::Fingerprint], id, variant_group(ui)),
+            ""
         );
-        assert!(s.contains("data-testid=\"defences\"") && s.contains("data-testid=\"variants\""));
+        let sec = section("defences", "Try a defence", &d);
+        assert!(
+            sec.starts_with("<details class=\"more\" data-sec=\"defences\""),
+            "{sec}"
+        );
+        assert_eq!(section("client", "Change the client", ""), "");
         assert!(
             picker(ui, Lang::En, ScenarioId::TtlExpiry).contains("<option value=\"naive-post\">")
         );
         assert!(picker(ui, Lang::En, ScenarioId::TtlExpiry)
             .contains("<option value=\"ttl-expiry\" selected=\"\">"));
         let head = lab_head(ui, Lang::En, ScenarioId::NaivePost);
+        assert!(!p.contains("show-future") && future_switch(ui).contains("show-future"));
         assert!(
             head.starts_with("<div class=\"lab__head\"><h2 id=\"lab-title\""),
             "{head}"

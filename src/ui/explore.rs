@@ -26,6 +26,7 @@ use super::state::Lab;
 use crate::html::Html;
 use crate::layout::Layout;
 use crate::lesson::Ui;
+use crate::narrate::fill;
 use crate::params::Params;
 use crate::render;
 use idem_sim::scenario::{ScenarioId, Toggle, Toggles};
@@ -53,22 +54,8 @@ thread_local! {
 /// all on at first).
 pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
     let mut h = Html::new();
-    // The run compared side by side, right under the lab ([`follow`] draws it).
-    h.el(
-        "div",
-        &[
-            ("id", "xv"),
-            ("class", "compare"),
-            ("data-testid", "compare"),
-        ],
-        "",
-    );
-
-    h.open(
-        "section",
-        &[("class", "explore"), ("aria-labelledby", "x-h")],
-    );
-    h.el("h3", &[("id", "x-h")], ui.explore_title);
+    // In the section "What else could happen?" (`app::LabGrid`), which names it.
+    h.open("div", &[("class", "explore")]);
     h.open("div", &[("class", "explore__bar")]);
     h.el(
         "button",
@@ -104,6 +91,15 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
         ui.explore_cancel,
     );
     h.close("div");
+    h.el(
+        "p",
+        &[
+            ("id", "xf"),
+            ("class", "muted"),
+            ("data-testid", "explore-from"),
+        ],
+        "",
+    );
     h.el(
         "div",
         &[
@@ -147,9 +143,7 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
             switch(t.id(), label, "checked");
         }
     }
-    // Where the runs part and how each ends (the comparison's worker writes it).
-    h.el("div", &[("id", "xc")], "");
-    h.close("fieldset").close("section");
+    h.close("fieldset").close("div");
     h.finish()
 }
 
@@ -345,13 +339,25 @@ fn spawn(lab: Lab) -> Option<Worker> {
     Some(w)
 }
 
-/// Starts a search from the reader's step, with their toggles and commands.
+/// Starts a search from the reader's step, with their toggles and commands. At the
+/// end of the run nothing is left to reorder: it searches from the decisive step
+/// (or the start) instead, and says so.
 pub fn start(lab: Lab) {
     stop();
     let Some(w) = spawn(lab) else {
         return;
     };
-    let _ = w.post_message(&Uint32Array::from(&request(lab).encode()[..]));
+    let mut req = request(lab);
+    let from = (req.step >= lab.steps())
+        .then(|| lab.run.with_untracked(|r| r.decisive_step()).unwrap_or(0));
+    if let Some(k) = from {
+        req.step = k;
+    }
+    if let Some(p) = find("#xf") {
+        let note = from.map(|k| fill(lab.ui().explore_from, &[&k.to_string()]));
+        p.set_text_content(note.as_deref());
+    }
+    let _ = w.post_message(&Uint32Array::from(&req.encode()[..]));
     WORKER.with(|x| *x.borrow_mut() = Some(w));
     for id in ["xo", "xt"] {
         draw(lab, &format!("{id}\n"));

@@ -109,9 +109,10 @@ impl Learn {
             // At the decisive step (a fix-it question: at the end), pause and ask
             // (once per opened scenario).
             let q = learn.part(id, "q");
-            let at = match q.as_deref().and_then(Question::parse) {
-                Some(q) if q.fix => Some(n),
-                Some(_) => lab.run.with(|r| r.decisive_step()),
+            let fix = q.as_deref().and_then(Question::parse).map(|q| q.fix);
+            let at = match fix {
+                Some(true) => Some(n),
+                Some(false) => lab.run.with(|r| r.decisive_step()),
                 None => None,
             };
             if at == Some(k)
@@ -119,6 +120,12 @@ impl Learn {
                 && learn.progress.with(|p| p.predict)
             {
                 learn.ask.set(Ask::Asking);
+                // A fix-it question is answered with the defences: their section opens.
+                if fix == Some(true) {
+                    if let Ok(Some(d)) = document().query_selector("details[data-sec=defences]") {
+                        let _ = d.set_attribute("open", "");
+                    }
+                }
                 // A run that was playing pauses, and the reader lands on the first answer;
                 // one stepped by hand shows the question and leaves the keys to the reader.
                 if lab.playing.get_untracked() {
@@ -433,7 +440,9 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 "<h3>{}</h3><ol class=\"code\" tabindex=\"0\" aria-label=\"{}\">{}</ol>",
                 ui.pane_code,
                 ui.pane_code,
-                codemap::listing(&code, cur)
+                lab.toggles.with(|t| codemap::listing(&code, cur, |id| {
+                    idem_sim::scenario::Toggle::from_id(id).is_some_and(|x| t.has(x))
+                }))
             )
         }
         Part::Predict => {
@@ -542,21 +551,8 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
             "<label class=\"{class}\"><input type=\"radio\" name=\"predict\" value=\"{i}\"{state}><span>{a}</span></label>"
         ));
     }
-    h.push_str("</fieldset><div class=\"predict__actions\">");
-    if answered.is_none() {
-        h.push_str(&format!(
-            "<button type=\"submit\" class=\"primary\" data-testid=\"predict-check\">{}</button>",
-            ui.check_answer
-        ));
-    }
-    h.push_str(&format!(
-        "<button type=\"button\" data-act=\"{}\" data-testid=\"predict-continue\">{}</button></div>",
-        Act::Continue.name(),
-        ui.continue_run
-    ));
-    if answered.is_none() {
-        h.push_str("<p class=\"predict__hint\" data-testid=\"predict-hint\" role=\"status\"></p>");
-    }
+    h.push_str("</fieldset>");
+    // The verdict first, where the eyes are after Check; Continue under it.
     if let Some(c) = answered {
         let (right, ran) = match fix {
             Some((right, ran)) => (
@@ -570,6 +566,21 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
             "<p class=\"verdict\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong>{ran}{}</p>",
             q.explain
         ));
+    }
+    h.push_str("<div class=\"predict__actions\">");
+    if answered.is_none() {
+        h.push_str(&format!(
+            "<button type=\"submit\" class=\"primary\" data-testid=\"predict-check\">{}</button>",
+            ui.check_answer
+        ));
+    }
+    h.push_str(&format!(
+        "<button type=\"button\" data-act=\"{}\" data-testid=\"predict-continue\">{}</button></div>",
+        Act::Continue.name(),
+        ui.continue_run
+    ));
+    if answered.is_none() {
+        h.push_str("<p class=\"predict__hint\" data-testid=\"predict-hint\" role=\"status\"></p>");
     }
     h.push_str("</form>");
     h
@@ -611,7 +622,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
         let (mark, answer) = match p.answer_of(n.id) {
             Some(true) => ("✓", "tick on"),
             Some(false) => ("✗", "tick off"),
-            None => ("·", "tick"),
+            None => ("○", "tick"),
         };
         h.open("li", &[]);
         h.el(
@@ -620,7 +631,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
                 ("class", if watched { "tick on" } else { "tick" }),
                 ("title", ui.progress_watched),
             ],
-            if watched { "✓" } else { "·" },
+            if watched { "✓" } else { "○" },
         );
         h.el(
             "span",
@@ -670,6 +681,10 @@ mod tests {
         assert!(wrong.contains("<strong>Not quite.</strong>"));
         assert!(wrong.contains("answer wrong") && wrong.contains("answer right"));
         assert!(!wrong.contains("predict-check"));
+        assert!(
+            wrong.find("predict-verdict") < wrong.find("predict-continue"),
+            "the verdict comes before Continue: {wrong}"
+        );
         assert!(predict(ui, q, Some(1), None).contains("<strong>Correct.</strong>"));
         assert_eq!(predict(ui, "garbage", None, None), "");
     }

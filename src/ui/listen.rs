@@ -117,6 +117,7 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
     if let Some((act, el)) = target {
         if act != Act::Dismiss {
             controls::near(near(act));
+            controls::near_control(&el);
         }
         if on_act(lab, learn, ev, act, &el, e) {
             return;

@@ -122,11 +122,14 @@ pub fn Sequence() -> impl IntoView {
         }
         y
     });
+    // One Tab stop: the arrows are reached with the arrow keys ([`on_event`]).
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
             <h3>{ui.pane_sequence}</h3>
             <p class="hint muted">{ui.sequence_hint}</p>
             <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=markup></div>
+            <p class="hint muted" data-testid="seq-legend">{ui.seq_legend}</p>
+            <div class="contents" inner_html=super::controls::future_switch(ui)></div>
         </section>
     }
 }
@@ -139,15 +142,22 @@ pub fn lane_width(tall: bool, lanes: usize) -> f64 {
 }
 
 /// A click on an arrow of the sequence diagram, or Enter or Space on a focused one,
-/// jumps to the step that sent it. Called by the page's one delegated listener;
+/// jumps to the step that sent it; the arrow keys move the focus from arrow to arrow
+/// (the diagram is one Tab stop). Called by the page's one delegated listener;
 /// `false` if the event was elsewhere.
 pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
     use wasm_bindgen::JsCast;
     let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
-    match &key {
-        Some(k) if k != "Enter" && k != " " => return false,
+    let by = match key.as_deref() {
+        Some("ArrowDown" | "ArrowRight") => 1,
+        Some("ArrowUp" | "ArrowLeft") => -1,
+        Some("Enter" | " ") => 0,
+        Some(_) => return false,
         None if e.type_() != "click" => return false,
-        _ => {}
+        None => 0,
+    };
+    if by != 0 {
+        return move_focus(e, by);
     }
     let step = super::closest(e, ".sequence [data-step]")
         .and_then(|el| el.get_attribute("data-step"))
@@ -161,12 +171,43 @@ pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
     // The diagram is drawn anew: keep a keyboard reader on the arrow of that step.
     if key.is_some() {
         request_animation_frame(move || {
-            let sel = format!(".sequence [data-step=\"{k}\"][tabindex]");
+            let sel = format!(".sequence [data-step=\"{k}\"][role=button]");
             // An SVG element: `focus` is the same method on it (no `SvgElement` binding needed).
             if let Some(el) = document().query_selector(&sel).ok().flatten() {
                 let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
             }
         });
     }
+    true
+}
+
+/// An arrow key in a sequence diagram: the focus goes to the next (`by` 1) or the
+/// previous (-1) arrow; from the diagram itself, to the arrow of the current step
+/// (or the first). `false` outside a diagram.
+fn move_focus(e: &web_sys::Event, by: i32) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(region) = super::closest(e, ".sequence") else {
+        return false;
+    };
+    let Ok(list) = region.query_selector_all("[role=button]") else {
+        return false;
+    };
+    let arrows: Vec<web_sys::Element> = (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into().ok())
+        .collect();
+    if arrows.is_empty() {
+        return false;
+    }
+    let at = super::closest(e, ".sequence [role=button]")
+        .and_then(|a| arrows.iter().position(|x| *x == a));
+    let next = match at {
+        Some(i) => (i as i32 + by).clamp(0, arrows.len() as i32 - 1) as usize,
+        None => arrows
+            .iter()
+            .position(|a| a.class_list().contains("cur"))
+            .unwrap_or(0),
+    };
+    e.prevent_default();
+    let _ = arrows[next].unchecked_ref::<web_sys::HtmlElement>().focus();
     true
 }

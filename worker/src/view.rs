@@ -153,18 +153,22 @@ impl View {
                 mine,
                 other,
             } => {
-                let names: Vec<&str> = self
-                    .s
-                    .defences()
-                    .into_iter()
-                    .filter(|d| defences.has(*d))
-                    .map(|d| self.toggle(d))
-                    .collect();
-                let names = if names.is_empty() {
-                    t.get("none").to_string()
-                } else {
-                    names.join(" + ")
+                // Both sets named: the reader's switches and the panel's.
+                let names = |on: &idem_sim::scenario::Toggles| {
+                    let names: Vec<&str> = self
+                        .s
+                        .defences()
+                        .into_iter()
+                        .filter(|d| on.has(*d))
+                        .map(|d| self.toggle(d))
+                        .collect();
+                    if names.is_empty() {
+                        t.get("none").to_string()
+                    } else {
+                        names.join(" + ")
+                    }
                 };
+                let (yours, names) = (names(&self.req.toggles), names(defences));
                 let part = match step {
                     Some(k) => t.fill("cmp_step", &[k]),
                     None => t.get("cmp_same").to_string(),
@@ -174,7 +178,7 @@ impl View {
                     t.fill("cmp_end", &[&self.describe(mine), &self.describe(other)])
                 );
                 let mut h = Html::new();
-                h.el("h3", &[], &t.fill("cmp_with", &[&names]));
+                h.el("h3", &[], &t.fill("cmp_with", &[&yours, &names]));
                 h.el(
                     "p",
                     &[
@@ -403,9 +407,21 @@ impl View {
                 faults.push(c.fault);
             }
         }
+        // A row is named by short codes (A, B, …), which a legend spells out, so the
+        // verdicts, not the names, take the width.
+        let code = |i: usize| char::from(b'A' + i as u8).to_string();
         let mut h = Html::new();
         h.el("h4", &[], t.get("table"));
         h.el("p", &[("class", "muted")], t.get("table_note"));
+        h.open(
+            "ul",
+            &[("class", "xlegend"), ("data-testid", "truth-legend")],
+        );
+        for (i, d) in defences.iter().enumerate() {
+            h.open("li", &[]).el("b", &[], &code(i));
+            h.text(" ").text(self.toggle(*d)).close("li");
+        }
+        h.close("ul");
         h.open(
             "div",
             &[
@@ -429,13 +445,17 @@ impl View {
                 .collect();
             let names: Vec<&str> = on.iter().map(|d| self.toggle(*d)).collect();
             let ids: Vec<&str> = on.iter().map(|d| d.id()).collect();
-            let name = if names.is_empty() {
-                t.get("none").to_string()
+            let (name, codes) = if names.is_empty() {
+                (t.get("none").to_string(), t.get("none").to_string())
             } else {
-                names.join(" + ")
+                let codes: Vec<String> = (0..defences.len())
+                    .filter(|i| row[0].toggles.has(defences[*i]))
+                    .map(code)
+                    .collect();
+                (names.join(" + "), codes.join("+"))
             };
             h.open("tr", &[]);
-            h.el("th", &[("scope", "row")], &name);
+            h.el("th", &[("scope", "row"), ("title", &name)], &codes);
             for c in row {
                 let verdict = if c.breaks { "breaks" } else { "holds" };
                 h.open(
@@ -446,6 +466,8 @@ impl View {
                         ("data-verdict", verdict),
                         ("data-fault", c.fault.id()),
                         ("data-on", &ids.join(",")),
+                        // A phone shows each row as a card: a cell names its column.
+                        ("data-label", self.fault(c.fault)),
                     ],
                 );
                 match &c.show {
@@ -530,6 +552,10 @@ mod tests {
         assert!(
             said.contains("Key and effect in one transaction + Key passed to the card processor"),
             "{said}"
+        );
+        assert!(
+            said.contains("yours: none · beside it"),
+            "both sets named: {said}"
         );
         assert!(
             said.contains("Charged $200") && said.contains("With these defences: Charged $100"),

@@ -89,8 +89,7 @@ fn unique_violation_aborts_the_transaction() {
             c,
             Stmt::Select {
                 table: "posts",
-                cond: vec![],
-                order_by: None,
+                cond: vec![]
             }
         )
         .0

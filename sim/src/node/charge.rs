@@ -250,7 +250,6 @@ pub(crate) fn rules(
                     Call::Sql(Stmt::Select {
                         table: "idempotency_keys",
                         cond: key_cond(user, k),
-                        order_by: Some("locked_at"),
                     }),
                 ),
                 (KeyStore::Postgres, true) => Act::Go(
@@ -307,7 +306,6 @@ pub(crate) fn rules(
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
                     cond: key_cond(user, &key.clone().unwrap_or_default()),
-                    order_by: Some("locked_at"),
                 }),
             ),
         },
@@ -361,7 +359,6 @@ pub(crate) fn rules(
                                 Value::text(key.clone().unwrap_or_default()),
                             ),
                         ],
-                        order_by: Some("id"),
                     }),
                 );
             }
@@ -441,7 +438,6 @@ pub(crate) fn rules(
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
                     cond: key_cond(user, &key.clone().unwrap_or_default()),
-                    order_by: Some("locked_at"),
                 }),
             )
         }
