@@ -3,6 +3,7 @@
 #   make serve   install what is missing, then serve the lesson on http://127.0.0.1:8080 (live reload)
 #   make test    install what is missing, then run every check (what CI runs: .ci/run)
 #   make build   release build into dist/ (installs nothing: says what is missing)
+#   make stores  replay the statements the model's stores ran on a real PostgreSQL and Redis
 #   make bench   sizes of dist/ and time to interactive in headless Chromium
 #   make scorm   release build as a SCORM 1.2 package: target/scorm/idempotency-lab.zip
 #   make setup   only install what is missing (scripts/setup.sh)
@@ -20,11 +21,11 @@ E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.t
 # Never run these steps in parallel, even under `make -j`.
 .NOTPARALLEL:
 
-.PHONY: help setup tools serve build test bench scorm clean \
-        test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
+.PHONY: help setup tools serve build test stores bench scorm clean \
+        test-fmt test-clippy test-clippy-wasm test-rust test-stores test-build test-e2e
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -45,7 +46,7 @@ build: tools
 
 # The steps run in this order and stop at the first failure.
 test: setup
-	@$(MAKE) --no-print-directory test-fmt test-clippy test-clippy-wasm test-rust test-build test-e2e
+	@$(MAKE) --no-print-directory test-fmt test-clippy test-clippy-wasm test-rust test-stores test-build test-e2e
 	@echo "make test: all checks passed"
 
 test-fmt:
@@ -59,6 +60,18 @@ test-clippy-wasm:
 
 test-rust:
 	cargo test --locked --workspace
+
+# The differential test of the stores: the model's runs dumped as JSON (stores/, a crate
+# of its own), replayed by stores/replay.py on a private PostgreSQL cluster and Redis it
+# starts on 127.0.0.1 and stops on exit. Fails on any mismatch or a server that cannot start.
+stores: setup
+	@$(MAKE) --no-print-directory test-stores
+
+test-stores:
+	@mkdir -p target/stores
+	cargo build --locked -q -p idem-stores
+	target/debug/idem-stores > target/stores/runs.jsonl
+	/usr/bin/python3 stores/replay.py target/stores/runs.jsonl target/debug/idem-stores
 
 test-build:
 	trunk build --release --offline --locked

@@ -9,6 +9,8 @@
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
 #                      (no --locked: one of its pinned dependencies is not on the registry)
 #   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, unzip: make scorm, its test)
+#   the real stores    apt-get install postgresql redis-server python3-psycopg2 python3-redis
+#                      (make stores replays the model's statements on them)
 #   e2e/node_modules   npm ci (playwright-core, binaryen@132 = wasm-opt, terser, csso, axe-core,
 #                      scorm-again = the SCORM 1.2 LMS of e2e/scorm.test.mjs)
 #
@@ -101,6 +103,10 @@ command -v zip >/dev/null 2>&1 || debs+=(zip)
 command -v unzip >/dev/null 2>&1 || debs+=(unzip)
 command -v node >/dev/null 2>&1 || debs+=(nodejs)
 command -v npm >/dev/null 2>&1 || debs+=(npm)
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || debs+=(postgresql)
+[ -x /usr/bin/redis-server ] || debs+=(redis-server)
+/usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || debs+=(python3-psycopg2)
+/usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || debs+=(python3-redis)
 if [ "${#debs[@]}" -gt 0 ]; then
   apt_install "${debs[@]}"
 fi
@@ -127,5 +133,5 @@ esac
 if [ "${#installed[@]}" -gt 0 ]; then
   say "installed: $(IFS=,; echo "${installed[*]}" | sed 's/,/, /g')"
 else
-  say "all tools present (trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt 132, chromium, e2e packages)"
+  say "all tools present (trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt 132, chromium, postgresql, redis-server, e2e packages)"
 fi

@@ -116,3 +116,26 @@ fn every_cargo_call_is_locked() {
         }
     }
 }
+
+/// `make test` runs the differential test of the stores (`make stores`): the
+/// model's statements replayed on a real PostgreSQL and Redis.
+#[test]
+fn make_test_runs_the_stores_differential() {
+    let makefile = fs::read_to_string("Makefile").expect("Makefile");
+    let steps = makefile
+        .lines()
+        .skip_while(|l| !l.starts_with("test:"))
+        .nth(1)
+        .expect("a recipe under test:");
+    assert!(steps.contains(" test-stores "), "{steps}");
+    let recipe: Vec<&str> = makefile
+        .lines()
+        .skip_while(|l| !l.starts_with("test-stores:"))
+        .skip(1)
+        .take_while(|l| l.starts_with('\t'))
+        .collect();
+    assert!(
+        recipe.iter().any(|l| l.contains("stores/replay.py")),
+        "{recipe:?}"
+    );
+}

@@ -197,9 +197,13 @@ pub enum Stmt {
         set: Vec<Assign>,
         cond: Vec<Cond>,
     },
+    /// `SELECT *`, in the order of `order_by` when it names a column (NULLs
+    /// last); without one Postgres promises no order, and no handler may
+    /// read a row by its position.
     Select {
         table: &'static str,
         cond: Vec<Cond>,
+        order_by: Option<&'static str>,
     },
 }
 
@@ -210,6 +214,10 @@ pub enum SqlError {
     UniqueViolation { index: String },
     /// 25P02: a previous statement of this transaction failed.
     InFailedTransaction,
+    /// 40P01: waiting would close a cycle of transactions waiting for each
+    /// other; Postgres aborts the transaction whose wait closed it (after
+    /// `deadlock_timeout`, which the model does not wait).
+    Deadlock,
 }
 
 /// A statement's result.
@@ -263,6 +271,10 @@ pub struct Waiting {
     pub conn: ConnId,
     pub stmt: Stmt,
     pub on: TxId,
+    /// An `UPDATE`'s rows as its first run matched them (its snapshot): after
+    /// the wait it re-checks these rows' newest versions and no others
+    /// (EvalPlanQual), and keeps the lock on a row that no longer matches.
+    pub targets: Vec<u32>,
 }
 
 /// What executing a statement did.
@@ -277,12 +289,28 @@ pub enum Exec {
     Blocked { on: TxId },
 }
 
+/// A race between statements a release woke at once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Race {
+    /// The waiting connections, in the order they began to wait.
+    pub candidates: Vec<ConnId>,
+    pub winner: ConnId,
+    /// How many woken statements had run before it (since the database began).
+    pub after: u64,
+}
+
 /// A statement that finished later, after the transaction it waited for ended.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Woken {
     pub conn: ConnId,
     pub stmt: Stmt,
     pub exec: Exec,
+    /// Its connection was closed while it waited: the statement still ran (a
+    /// backend waiting on a lock does not read its socket), its answer goes
+    /// nowhere, and the transaction it ran in, if any, rolled back right
+    /// after, when the backend read the closed socket.
+    pub closed: bool,
+    pub lost: Option<TxId>,
 }
 
 /// The database.
@@ -292,9 +320,18 @@ pub struct Db {
     sessions: VecMap<ConnId, Session>,
     pub waiting: Vec<Waiting>,
     next_tx: u32,
+    /// Races so far: a release that let several waiting statements run at
+    /// once (a ROLLBACK wakes every waiter on its key, and whichever gets
+    /// there first wins: Postgres's scheduler decides).
+    pub races: Vec<Race>,
+    /// Which candidate wins each race, in order (`race_picks[i]` for the
+    /// i-th race; past its end, or out of range, the first waiter wins).
+    pub race_picks: Vec<u32>,
+    /// How many statements that waited have run since the database began.
+    pub woken: u64,
     /// Connections that were closed (their process crashed or gave up on
-    /// them). A statement of a closed session never runs: the client library
-    /// fails it, and Postgres ended the session's backend.
+    /// them). A new statement of a closed session never runs: the client
+    /// library fails it. One that was waiting still runs (see [`Woken`]).
     closed: Vec<ConnId>,
 }
 

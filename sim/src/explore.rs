@@ -57,13 +57,17 @@ pub enum Choice {
     Restart(NodeId),
     /// Fast-forward the clock ([`Command::AdvanceClock`], the reader's "+1 h").
     AdvanceClock(Millis),
+    /// Fire this event, and the race among waiting statements that it starts
+    /// (a ROLLBACK wakes every waiter on its key) is won by candidate `k`,
+    /// not the first waiter (`Fire`): Postgres's scheduler picks.
+    Race(EventKey, u32),
 }
 
 impl Choice {
     /// The command this choice is, if it is one (every choice but `Fire`).
     pub fn command(self) -> Option<Command> {
         match self {
-            Choice::Fire(_) => None,
+            Choice::Fire(_) | Choice::Race(..) => None,
             Choice::Lose(m) => Some(Command::Lose(m)),
             Choice::Crash(n) => Some(Command::Crash(n)),
             Choice::Restart(n) => Some(Command::Restart(n)),
@@ -163,6 +167,12 @@ impl World {
     pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
         match c {
             Choice::Fire(k) => self.fire(*k),
+            Choice::Race(k, pick) => {
+                let next = self.db.races.len();
+                self.db.race_picks.resize(next, 0);
+                self.db.race_picks.push(*pick);
+                self.fire(*k)
+            }
             c => c
                 .command()
                 .and_then(|cmd| self.apply(&cmd).ok())
@@ -185,7 +195,7 @@ impl Used {
             Choice::Lose(_) => self.losses += 1,
             Choice::Crash(_) => self.crashes += 1,
             Choice::AdvanceClock(_) => self.clock_jumps += 1,
-            Choice::Fire(_) | Choice::Restart(_) => {}
+            Choice::Fire(_) | Choice::Race(..) | Choice::Restart(_) => {}
         }
         self
     }
@@ -473,20 +483,30 @@ impl Search {
             &mut choices,
         );
         let first = o.world.queue.first_key().copied();
+        // With two statements waiting, a step may start a race between them:
+        // each other winner is a successor too (the parent is kept for them).
+        let racy = o.world.db.may_race();
+        let races = o.world.db.races.len();
         let mut parent = Some(o.world);
-        let n = choices.len();
-        for (i, c) in choices.iter().enumerate() {
+        let mut i = 0;
+        while i < choices.len() {
+            let c = choices[i];
+            i += 1;
             // The last choice takes the parent itself instead of a copy.
-            let mut w = if i + 1 == n {
+            let mut w = if i == choices.len() && !racy {
                 parent.take().expect("the parent is still here")
             } else {
                 Box::new(World::clone(
                     parent.as_ref().expect("the parent is still here"),
                 ))
             };
-            w.choose(c);
+            w.choose(&c);
+            if let (Choice::Fire(k), Some(r)) = (c, w.db.races.get(races)) {
+                let others = 1..r.candidates.len() as u32;
+                choices.extend(others.map(|p| Choice::Race(k, p)));
+            }
             self.found.report.states += 1;
-            let used = o.used.after(c);
+            let used = o.used.after(&c);
             if !self.seen.insert(used.key(&w)) {
                 continue;
             }
@@ -498,12 +518,13 @@ impl Search {
             self.found.report.unique += 1;
             let node = self.tree.len() as u32;
             let in_order = match c {
-                Choice::Fire(k) => first == Some(*k),
+                Choice::Fire(k) => first == Some(k),
+                Choice::Race(..) => false,
                 _ => true,
             };
             self.tree.push(Link {
                 parent: o.node,
-                choice: *c,
+                choice: c,
                 ordered: in_order && self.tree[o.node as usize].ordered,
             });
             self.found.report.depth = self.found.report.depth.max(o.depth + 1);

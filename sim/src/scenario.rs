@@ -295,8 +295,10 @@ pub(crate) const DAY_LATER_UNBOOKED: Limit = Limit {
     ..DAY_LATER
 };
 
-/// A pitfall's check-then-act a day later: the retry after the keys expired
-/// charges again, and either charge may miss its ledger row.
+/// A day later the keys have expired, ours and the processor's (which prunes
+/// them after 24 h, as Stripe does): a retry that arrives then (sent before the
+/// jump, or a check-then-act pitfall's) charges again, and either charge may
+/// miss its ledger row. Only reconciliation refunds it (not modelled yet).
 pub(crate) const DAY_LATER_TWICE: Limit = Limit {
     breaks: &[
         Invariant::AtMostOnceCharge,

@@ -75,8 +75,16 @@ impl fmt::Display for Stmt {
                     where_clause(cond)
                 )
             }
-            Stmt::Select { table, cond } => {
-                write!(f, "SELECT * FROM {table}{}", where_clause(cond))
+            Stmt::Select {
+                table,
+                cond,
+                order_by,
+            } => {
+                write!(f, "SELECT * FROM {table}{}", where_clause(cond))?;
+                match order_by {
+                    Some(c) => write!(f, " ORDER BY {c}"),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -114,14 +122,17 @@ impl fmt::Display for Outcome {
             Outcome::Error(SqlError::InFailedTransaction) => {
                 f.write_str("ERROR: current transaction is aborted, commands ignored until end of transaction block")
             }
+            Outcome::Error(SqlError::Deadlock) => f.write_str("ERROR: deadlock detected"),
         }
     }
 }
 
 impl fmt::Display for redis::Cmd {
+    /// As `redis-cli` takes it: a key with a space or a quote in it is quoted
+    /// (key-scope's `idem:u42:POST /charges:K1`), a value always is.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            redis::Cmd::Get(k) => write!(f, "GET {k}"),
+            redis::Cmd::Get(k) => write!(f, "GET {}", cli_arg(k, false)),
             redis::Cmd::Set {
                 key,
                 value,
@@ -129,7 +140,12 @@ impl fmt::Display for redis::Cmd {
                 xx,
                 ttl,
             } => {
-                write!(f, "SET {key} '{value}'")?;
+                write!(
+                    f,
+                    "SET {} {}",
+                    cli_arg(key, false),
+                    cli_arg(&value.to_string(), true)
+                )?;
                 if *nx {
                     f.write_str(" NX")?;
                 }
@@ -143,9 +159,22 @@ impl fmt::Display for redis::Cmd {
                 }
                 Ok(())
             }
-            redis::Cmd::Del(k) => write!(f, "DEL {k}"),
-            redis::Cmd::Incr(k) => write!(f, "INCR {k}"),
+            redis::Cmd::Del(k) => write!(f, "DEL {}", cli_arg(k, false)),
+            redis::Cmd::Incr(k) => write!(f, "INCR {}", cli_arg(k, false)),
         }
+    }
+}
+
+/// One argument of a `redis-cli` line: bare when it can be, else in single
+/// quotes (inside which only `\'` is an escape), else in double quotes.
+fn cli_arg(s: &str, quote: bool) -> String {
+    let plain = |c: char| !c.is_whitespace() && !matches!(c, '\'' | '"' | '\\');
+    if !quote && !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else if !s.contains(['\'', '\\']) {
+        format!("'{s}'")
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
     }
 }
 
@@ -300,6 +329,7 @@ fn short_outcome(o: &Outcome) -> String {
     match o {
         Outcome::Error(SqlError::UniqueViolation { .. }) => "unique violation".into(),
         Outcome::Error(SqlError::InFailedTransaction) => "aborted".into(),
+        Outcome::Error(SqlError::Deadlock) => "deadlock".into(),
         Outcome::Ok {
             tag: Tag::Insert(n),
             ..

@@ -4,7 +4,7 @@
 
 use crate::belief::Belief;
 use crate::command::Command;
-use crate::db::{Outcome, Stmt, TxId};
+use crate::db::{ConnId, Outcome, Stmt, TxId};
 use crate::http::ErrorCode;
 use crate::invariant::Invariant;
 use crate::net::{Fate, LossCause, MsgId, NodeId, PayloadKind, ReqId};
@@ -62,15 +62,17 @@ pub enum Happening {
         cmd: redis::Cmd,
         reply: redis::Reply,
     },
-    /// Postgres ran a statement. `touched` lists (table, row id) it wrote.
+    /// Postgres ran a statement on connection `conn`. `touched` lists (table, row id) it wrote.
     Sql {
+        conn: ConnId,
         tx: Option<TxId>,
         stmt: Stmt,
         outcome: Outcome,
         touched: Vec<(&'static str, u32)>,
     },
-    /// A statement waits for a row lock held by `on`.
+    /// A statement of connection `conn` waits for a row lock held by `on`.
     SqlWaits {
+        conn: ConnId,
         stmt: Stmt,
         on: TxId,
     },
@@ -227,7 +229,7 @@ fn render(h: &Happening) -> Option<String> {
         Happening::Phase { node, phase, .. } => format!("{node}:{phase:?}"),
         Happening::Redis { cmd, reply } => format!("{cmd} → {reply}"),
         Happening::Sql { stmt, outcome, .. } => format!("{stmt} → {outcome}"),
-        Happening::SqlWaits { stmt, on } => format!("{stmt} waits for {on}"),
+        Happening::SqlWaits { stmt, on, .. } => format!("{stmt} waits for {on}"),
         Happening::TxBegin(_) | Happening::TxCommit(_) => return None,
         Happening::TxRollback { tx, crash } => format!(
             "ROLLBACK {tx}{}",

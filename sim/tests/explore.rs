@@ -215,6 +215,8 @@ fn allowed(w: &World, b: &Bound, used: [u32; 3]) -> Vec<Choice> {
             Choice::Crash(_) => used[1] < b.max_crashes,
             Choice::Restart(_) => true,
             Choice::AdvanceClock(_) => used[2] < b.max_clock_jumps,
+            // Only the explorer finds races, by firing an event.
+            Choice::Race(..) => false,
         })
         .collect()
 }

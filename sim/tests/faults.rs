@@ -423,6 +423,23 @@ fn postgres_keys_expire_after_their_ttl() {
 }
 
 #[test]
+fn the_processor_forgets_a_key_after_24_hours() {
+    // Once: a request 25 h later with the same key was answered with the
+    // day-old charge. Stripe prunes keys once they are 24 hours old.
+    let s = reused_after_a_day();
+    let toggles = s.defended();
+    assert!(toggles.has(Toggle::KeyToProcessor));
+    let (r, _) = a_day_later(&s, toggles);
+    let charges = &r.end().processor.charges;
+    assert_eq!(charges.len(), 2, "{}", r.text());
+    assert!(charges[0].key.is_some());
+    assert_eq!(
+        charges[0].key, charges[1].key,
+        "the same key, charged again"
+    );
+}
+
+#[test]
 fn the_processor_refuses_a_reused_key_with_other_parameters() {
     // The same key, 25 h later, for $150: our store forgot it, the processor has
     // not, and it answers an error instead of replaying the $100 charge.

@@ -228,7 +228,14 @@ const LIMITS: &[Limit] = &[
         scenario: "ttl-expiry",
         faults: "crashes",
         breaks: &[Invariant::AtMostOnceCharge, Invariant::LedgerMatchesCharges],
-        fix: Some(&[Toggle::SameTransaction, Toggle::KeyToProcessor]),
+        // Its retry comes 25 h later, when the processor has forgotten the key
+        // too (it prunes keys after 24 h): the fix also stops the app retrying
+        // past a day.
+        fix: Some(&[
+            Toggle::SameTransaction,
+            Toggle::KeyToProcessor,
+            Toggle::ShortDeadline,
+        ]),
         shown_by: "crash-after-charge",
         why: CHARGE_OUTSIDE_THE_TRANSACTION,
     },

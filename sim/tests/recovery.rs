@@ -1,4 +1,4 @@
-//! Recovery as real systems do it, one reproducer each (issue 23, "Why" 2, 3 and 9);
+//! Recovery as real systems do it, one reproducer each (issue 23, "Why" 2, 3, 6, 9);
 //! each failed on the core before the fix.
 //!
 //! - The broker redelivers a record whose offset commit does not come within
@@ -6,6 +6,8 @@
 //!   out: a lost message no longer leaves the debit unapplied for ever.
 //! - The outbox's relay polls (every second while its process has work), so a
 //!   receipt committed by a handler that never woke it is still sent.
+//! - The card processor forgets an idempotency key after 24 h, as Stripe does
+//!   (`faults.rs`, `the_processor_forgets_a_key_after_24_hours`).
 //! - A COMMIT that reached the wire before its client crashed commits: the
 //!   server reads what was sent before the connection's close.
 

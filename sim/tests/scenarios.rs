@@ -201,8 +201,8 @@ fn check(run: &Run, e: Expect) {
             .rev()
             .find(|r| {
                 r.happenings.iter().any(|h| {
-                    matches!(h, Happening::Redis { cmd, reply }
-                    if cmd.to_string().starts_with(&format!("SET {k} ")) && reply.to_string() == "OK")
+                    matches!(h, Happening::Redis { cmd: cmd @ idem_sim::redis::Cmd::Set { .. }, reply }
+                    if cmd.key() == *k && reply.to_string() == "OK")
                 })
             })
             .unwrap_or_else(|| panic!("no SET of {k}"));
@@ -750,7 +750,7 @@ fn concurrent_duplicates_check_then_act_charges_twice() {
     );
     // Both SELECTs miss before either INSERT: check-then-act.
     let log = sql_log(&r, "");
-    let sel = "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1' → SELECT 0";
+    let sel = "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1' ORDER BY locked_at → SELECT 0";
     assert_eq!(log[..2], [sel, sel]);
     assert!(log[2].starts_with("INSERT INTO idempotency_keys") && log[2].ends_with("INSERT 0 1"));
     assert!(log[3].starts_with("INSERT INTO idempotency_keys") && log[3].ends_with("INSERT 0 1"));

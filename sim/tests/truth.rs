@@ -70,7 +70,10 @@ fn idempotency_key_with_defaults_never_charges_twice() {
         .into_iter()
         .filter(|t| s.default_toggles().has(*t))
         .collect();
-    for fault in Fault::ALL {
+    // A day later the processor has forgotten the key too (it prunes keys after
+    // 24 h, as Stripe does): a retry then is a new charge there, for every design
+    // (`recovery.rs`, `the_processor_forgets_a_key_after_24_hours`).
+    for fault in Fault::ALL.into_iter().filter(|f| *f != Fault::ClockPastTtl) {
         let cell = Cell {
             toggles: s.default_toggles(),
             fault,

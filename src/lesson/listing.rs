@@ -282,7 +282,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
             c(&[In(Receive)], CHARGE_K1),
             l(
                 &[In(CheckKey)],
-                "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1'",
+                "SELECT * FROM idempotency_keys WHERE user_id = 42 AND key = 'K1' ORDER BY locked_at",
                 "нет при атомарном захвате",
                 "not with the atomic claim",
             ),
@@ -705,7 +705,7 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "ретранслятор outbox, после фиксации, хотя бы один раз:",
                     "the outbox's relay, after the commit, at least once:",
                 ),
-                c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending'"),
+                c(&[In(Poll)], "SELECT * FROM outbox WHERE status = 'pending' ORDER BY id"),
                 l(
                     &[In(RelaySend)],
                     "mail.send(receipt(pay_1), idempotency_key: 'rcpt_pay_1')",

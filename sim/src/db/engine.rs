@@ -12,6 +12,9 @@ impl Db {
             sessions: VecMap::new(),
             waiting: Vec::new(),
             next_tx: 1,
+            races: Vec::new(),
+            race_picks: Vec::new(),
+            woken: 0,
             closed: Vec::new(),
         }
     }
@@ -50,6 +53,12 @@ impl Db {
         }
     }
 
+    /// Whether two statements wait: a step that ends a transaction may start
+    /// a race between them (for the explorer, which branches on the winner).
+    pub fn may_race(&self) -> bool {
+        self.waiting.len() > 1
+    }
+
     /// The session of `conn` was closed: its statements must not run.
     pub fn is_closed(&self, conn: ConnId) -> bool {
         self.closed.contains(&conn)
@@ -59,22 +68,33 @@ impl Db {
     /// Returns the result, plus statements of other connections that a
     /// `COMMIT`/`ROLLBACK` released and that have now run.
     pub fn execute(&mut self, conn: ConnId, stmt: Stmt) -> (Exec, Vec<Woken>) {
-        let exec = self.run(conn, &stmt);
-        if let Exec::Blocked { on } = exec {
-            self.waiting.push(Waiting { conn, stmt, on });
-            return (exec, Vec::new());
-        }
+        let exec = match self.settle(conn, &stmt, None) {
+            Ok(exec) => exec,
+            Err((on, targets)) => {
+                self.waiting.push(Waiting {
+                    conn,
+                    stmt,
+                    on,
+                    targets,
+                });
+                return (Exec::Blocked { on }, Vec::new());
+            }
+        };
         let woken = self.wake();
         (exec, woken)
     }
 
     /// The connection dropped (its process crashed): an open transaction rolls
-    /// back and a waiting statement is cancelled. Returns what that released.
+    /// back. Returns what that released. A backend waiting on a lock does not
+    /// read its socket: a waiting statement stays, runs once the lock is
+    /// released, and only then its transaction rolls back ([`Woken::lost`]).
     pub fn disconnect(&mut self, conn: ConnId) -> (Option<TxId>, Vec<Woken>) {
         if !self.closed.contains(&conn) {
             self.closed.push(conn);
         }
-        self.waiting.retain(|w| w.conn != conn);
+        if self.waiting.iter().any(|w| w.conn == conn) {
+            return (None, Vec::new());
+        }
         let tx = self.sessions.remove(&conn).map(|s| s.tx);
         if let Some(tx) = tx {
             self.finish(tx, false);
@@ -85,26 +105,111 @@ impl Db {
     fn wake(&mut self) -> Vec<Woken> {
         let mut woken = Vec::new();
         loop {
-            let ready = self.waiting.iter().position(|w| !self.tx_open(w.on));
-            let Some(i) = ready else { break };
+            let ready: Vec<usize> = (0..self.waiting.len())
+                .filter(|&i| !self.tx_open(self.waiting[i].on))
+                .collect();
+            let Some(&first) = ready.first() else { break };
+            let pick = self.race_picks.get(self.races.len()).copied().unwrap_or(0) as usize;
+            let i = ready.get(pick).copied().unwrap_or(first);
+            let candidates: Vec<ConnId> = ready.iter().map(|&j| self.waiting[j].conn).collect();
             let w = self.waiting.remove(i);
-            let exec = self.run(w.conn, &w.stmt);
-            if let Exec::Blocked { on } = exec {
-                // Blocked again, behind a transaction that is still open.
-                self.waiting.insert(i, Waiting { on, ..w });
-                continue;
+            let exec = match self.settle(w.conn, &w.stmt, Some(&w.targets)) {
+                Ok(exec) => exec,
+                Err((on, targets)) => {
+                    // Blocked again, behind a transaction that is still open.
+                    self.waiting.insert(i, Waiting { on, targets, ..w });
+                    continue;
+                }
+            };
+            if candidates.len() > 1 {
+                self.races.push(Race {
+                    candidates,
+                    winner: w.conn,
+                    after: self.woken,
+                });
             }
+            self.woken += 1;
+            let closed = self.closed.contains(&w.conn);
+            let lost = if closed {
+                let tx = self.sessions.remove(&w.conn).map(|s| s.tx);
+                if let Some(tx) = tx {
+                    self.finish(tx, false);
+                }
+                tx
+            } else {
+                None
+            };
             woken.push(Woken {
                 conn: w.conn,
                 stmt: w.stmt,
                 exec,
+                closed,
+                lost,
             });
         }
         woken
     }
 
+    /// Runs `stmt`; a wait that would close a cycle of waits fails it with a
+    /// deadlock instead (and aborts its transaction).
+    fn settle(
+        &mut self,
+        conn: ConnId,
+        stmt: &Stmt,
+        targets: Option<&[u32]>,
+    ) -> Result<Exec, (TxId, Vec<u32>)> {
+        match self.run(conn, stmt, targets) {
+            Err((on, _)) if self.waits_for(on, conn) => {
+                let tx = self.sessions.get(&conn).map(|s| s.tx);
+                if let Some(tx) = tx {
+                    self.abort(conn, tx);
+                }
+                Ok(Exec::Done {
+                    outcome: Outcome::Error(SqlError::Deadlock),
+                    tx,
+                    touched: Vec::new(),
+                })
+            }
+            r => r,
+        }
+    }
+
+    /// Whether transaction `on` waits, directly or through others, for `conn`.
+    fn waits_for(&self, on: TxId, conn: ConnId) -> bool {
+        let mut tx = on;
+        for _ in 0..=self.waiting.len() {
+            let Some(holder) = self
+                .sessions
+                .iter()
+                .find(|(_, s)| s.tx == tx)
+                .map(|(c, _)| *c)
+            else {
+                return false;
+            };
+            if holder == conn {
+                return true;
+            }
+            match self.waiting.iter().find(|w| w.conn == holder) {
+                Some(w) => tx = w.on,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// A statement of `conn`'s transaction failed: Postgres aborts the
+    /// transaction at once (its writes and locks are gone) and refuses every
+    /// statement until ROLLBACK.
+    fn abort(&mut self, conn: ConnId, tx: TxId) {
+        if let Some(s) = self.sessions.get_mut(&conn) {
+            s.failed = true;
+        }
+        self.finish(tx, false);
+    }
+
+    /// Whether `tx` still holds its locks: open and not aborted.
     fn tx_open(&self, tx: TxId) -> bool {
-        self.sessions.values().any(|s| s.tx == tx)
+        self.sessions.values().any(|s| s.tx == tx && !s.failed)
     }
 
     fn new_tx(&mut self) -> TxId {
@@ -128,7 +233,13 @@ impl Db {
         }
     }
 
-    fn run(&mut self, conn: ConnId, stmt: &Stmt) -> Exec {
+    /// Runs `stmt`; `Err((holder, targets))` when it must wait.
+    fn run(
+        &mut self,
+        conn: ConnId,
+        stmt: &Stmt,
+        targets: Option<&[u32]>,
+    ) -> Result<Exec, (TxId, Vec<u32>)> {
         let done = |outcome, tx, touched| Exec::Done {
             outcome,
             tx,
@@ -138,18 +249,22 @@ impl Db {
             tag,
             rows: Vec::new(),
         };
-        match stmt {
-            Stmt::Begin => {
-                let tx = match self.sessions.get(&conn) {
-                    Some(s) => s.tx,
-                    None => {
-                        let tx = self.new_tx();
-                        self.sessions.insert(conn, Session { tx, failed: false });
-                        tx
-                    }
-                };
-                done(ok(Tag::Begin), Some(tx), Vec::new())
-            }
+        Ok(match stmt {
+            Stmt::Begin => match self.sessions.get(&conn) {
+                // Postgres: "current transaction is aborted" (25P02), BEGIN included.
+                Some(s) if s.failed => done(
+                    Outcome::Error(SqlError::InFailedTransaction),
+                    Some(s.tx),
+                    Vec::new(),
+                ),
+                // "there is already a transaction in progress": a warning, same transaction.
+                Some(s) => done(ok(Tag::Begin), Some(s.tx), Vec::new()),
+                None => {
+                    let tx = self.new_tx();
+                    self.sessions.insert(conn, Session { tx, failed: false });
+                    done(ok(Tag::Begin), Some(tx), Vec::new())
+                }
+            },
             Stmt::Commit | Stmt::Rollback => match self.sessions.remove(&conn) {
                 Some(s) => {
                     let commit = *stmt == Stmt::Commit && !s.failed;
@@ -172,30 +287,24 @@ impl Db {
             _ => {
                 let (tx, autocommit) = match self.sessions.get(&conn) {
                     Some(s) if s.failed => {
-                        return done(
+                        return Ok(done(
                             Outcome::Error(SqlError::InFailedTransaction),
                             Some(s.tx),
                             Vec::new(),
-                        )
+                        ))
                     }
                     Some(s) => (s.tx, false),
                     None => (self.new_tx(), true),
                 };
-                match self.run_dml(tx, stmt) {
-                    Err(on) => Exec::Blocked { on },
-                    Ok((outcome, touched)) => {
-                        if autocommit {
-                            self.finish(tx, !outcome.is_error());
-                        } else if outcome.is_error() {
-                            if let Some(s) = self.sessions.get_mut(&conn) {
-                                s.failed = true;
-                            }
-                        }
-                        done(outcome, Some(tx), touched)
-                    }
+                let (outcome, touched) = self.run_dml(tx, stmt, targets)?;
+                if autocommit {
+                    self.finish(tx, !outcome.is_error());
+                } else if outcome.is_error() {
+                    self.abort(conn, tx);
                 }
+                done(outcome, Some(tx), touched)
             }
-        }
+        })
     }
 
     fn pending_of(&self, tx: TxId) -> Vec<(&'static str, u32)> {
@@ -210,23 +319,35 @@ impl Db {
         out
     }
 
-    /// Runs a DML statement inside `tx`; `Err(other)` when it must wait.
+    /// Runs a DML statement inside `tx`; `Err((other, targets))` when it
+    /// must wait. `targets`: an `UPDATE` that waited re-checks only these rows.
     #[allow(clippy::type_complexity)]
     fn run_dml(
         &mut self,
         tx: TxId,
         stmt: &Stmt,
-    ) -> Result<(Outcome, Vec<(&'static str, u32)>), TxId> {
+        targets: Option<&[u32]>,
+    ) -> Result<(Outcome, Vec<(&'static str, u32)>), (TxId, Vec<u32>)> {
         match stmt {
-            Stmt::Select { table, cond } => {
+            Stmt::Select {
+                table,
+                cond,
+                order_by,
+            } => {
                 let t = self.table_mut(table);
-                let rows: Vec<Vec<Value>> = t
+                let mut rows: Vec<Vec<Value>> = t
                     .rows
                     .iter()
                     .filter_map(|r| r.visible(tx))
                     .filter(|v| t.matches(v, cond))
                     .cloned()
                     .collect();
+                if let Some(c) = order_by {
+                    let c = t.col(c);
+                    rows.sort_by(|a, b| {
+                        (a[c] == Value::Null, &a[c]).cmp(&(b[c] == Value::Null, &b[c]))
+                    });
+                }
                 Ok((
                     Outcome::Ok {
                         tag: Tag::Select(rows.len()),
@@ -237,11 +358,29 @@ impl Db {
             }
             Stmt::Update { table, set, cond } => {
                 let t = self.table_mut(table);
-                let hits: Vec<usize> = (0..t.rows.len())
-                    .filter(|&i| t.rows[i].visible(tx).is_some_and(|v| t.matches(v, cond)))
-                    .collect();
-                if let Some(other) = hits.iter().find_map(|&i| t.rows[i].locked_by_other(tx)) {
-                    return Err(other);
+                let matching = |i: usize| t.rows[i].visible(tx).is_some_and(|v| t.matches(v, cond));
+                // A first run matches rows by their visible version; after a wait,
+                // only the rows it matched then, by their newest version (EvalPlanQual).
+                let rows: Vec<usize> = match targets {
+                    None => (0..t.rows.len()).filter(|&i| matching(i)).collect(),
+                    Some(ids) => (0..t.rows.len())
+                        .filter(|&i| ids.contains(&t.rows[i].id) && t.rows[i].visible(tx).is_some())
+                        .collect(),
+                };
+                if let Some(other) = rows.iter().find_map(|&i| t.rows[i].locked_by_other(tx)) {
+                    return Err((other, rows.iter().map(|&i| t.rows[i].id).collect()));
+                }
+                let (hits, missed): (Vec<usize>, Vec<usize>) =
+                    rows.into_iter().partition(|&i| matching(i));
+                // A row it waited for and that no longer matches stays locked
+                // until the transaction ends (Postgres locked it before re-checking).
+                for i in missed {
+                    if t.rows[i].pending.is_none() {
+                        t.rows[i].pending = Some(Pending {
+                            tx,
+                            values: t.rows[i].committed.clone(),
+                        });
+                    }
                 }
                 let mut touched = Vec::new();
                 for &i in &hits {
@@ -287,10 +426,13 @@ impl Db {
                     }
                     let same = |v: &Vec<Value>| ix.columns.iter().all(|&c| v[c] == row[c]);
                     for r in &t.rows {
-                        if let Some(p) = r.pending.as_ref().filter(|p| p.tx != tx) {
+                        // (A row another transaction only locked, its version
+                        // unchanged, is a committed row: it conflicts at once.)
+                        let changed = |p: &&Pending| p.tx != tx && p.values != r.committed;
+                        if let Some(p) = r.pending.as_ref().filter(changed) {
                             // The other transaction's uncommitted row holds the key: wait.
                             if p.values.as_ref().is_some_and(same) {
-                                return Err(p.tx);
+                                return Err((p.tx, Vec::new()));
                             }
                         }
                         if r.visible(tx).is_some_and(same) {
@@ -346,6 +488,10 @@ impl Db {
             sessions,
             waiting,
             next_tx: _,
+            // The race log is history, and the picks a script for the harness.
+            races: _,
+            race_picks: _,
+            woken: _,
             closed,
         } = self;
         h.write_usize(tables.len());

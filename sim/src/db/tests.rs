@@ -89,7 +89,8 @@ fn unique_violation_aborts_the_transaction() {
             c,
             Stmt::Select {
                 table: "posts",
-                cond: vec![]
+                cond: vec![],
+                order_by: None,
             }
         )
         .0

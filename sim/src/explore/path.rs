@@ -64,7 +64,9 @@ pub fn to_commands(start: &World, path: &[Choice]) -> Result<Script, NotCommands
                 commands.push((steps, cmd));
                 steps += 1;
             }
-            (_, None) => unreachable!("only Fire is no command"),
+            // Another waiter winning a race is Postgres's choice, not a reader's.
+            (Choice::Race(..), _) => return Err(NotCommands::Reordered { index }),
+            (_, None) => unreachable!("only Fire and Race are no command"),
         }
     }
     Ok(Script { commands, steps })
@@ -78,11 +80,11 @@ pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
     let mut lines = Vec::with_capacity(path.len());
     for c in path {
         let line = match *c {
-            Choice::Fire((at, seq)) => {
-                let race = if w.queue.first_key() == Some(&(at, seq)) {
-                    ""
-                } else {
-                    " (race)"
+            Choice::Fire((at, seq)) | Choice::Race((at, seq), _) => {
+                let race = match *c {
+                    Choice::Race(_, k) => format!(" (race; waiter {k} wins)"),
+                    _ if w.queue.first_key() == Some(&(at, seq)) => String::new(),
+                    _ => " (race)".to_string(),
                 };
                 let what = match w.queue.get(&(at, seq)) {
                     Some(Event::Deliver(id)) => match w.msgs.get(id) {

@@ -250,6 +250,7 @@ pub(crate) fn rules(
                     Call::Sql(Stmt::Select {
                         table: "idempotency_keys",
                         cond: key_cond(user, k),
+                        order_by: Some("locked_at"),
                     }),
                 ),
                 (KeyStore::Postgres, true) => Act::Go(
@@ -306,6 +307,7 @@ pub(crate) fn rules(
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
                     cond: key_cond(user, &key.clone().unwrap_or_default()),
+                    order_by: Some("locked_at"),
                 }),
             ),
         },
@@ -359,6 +361,7 @@ pub(crate) fn rules(
                                 Value::text(key.clone().unwrap_or_default()),
                             ),
                         ],
+                        order_by: Some("id"),
                     }),
                 );
             }
@@ -438,6 +441,7 @@ pub(crate) fn rules(
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
                     cond: key_cond(user, &key.clone().unwrap_or_default()),
+                    order_by: Some("locked_at"),
                 }),
             )
         }

@@ -67,7 +67,10 @@ pub(crate) fn rules(
                         ),
                         _ => return Act::error(400, ErrorCode::BadRequest),
                     };
-                    let Stmt::Select { table, mut cond } = select_row(req) else {
+                    let Stmt::Select {
+                        table, mut cond, ..
+                    } = select_row(req)
+                    else {
                         return Act::error(500, ErrorCode::InternalError);
                     };
                     if out.has(check) {
@@ -200,6 +203,8 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             Call::Sql(Stmt::Select {
                 table: "orders",
                 cond: vec![this],
+                // The primary key: one row at most.
+                order_by: None,
             }),
         ),
         (Phase::ReadOrder, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
@@ -272,6 +277,7 @@ fn relay(h: &mut Handling, input: Input) -> Act {
             Call::Sql(Stmt::Select {
                 table: "outbox",
                 cond: vec![Cond::Eq("status", Value::text("pending"))],
+                order_by: Some("id"),
             }),
         )
     };
@@ -315,6 +321,8 @@ fn select_row(req: &Request) -> Stmt {
     Stmt::Select {
         table,
         cond: vec![Cond::Eq("id", Value::Int(id))],
+        // The primary key: one row at most.
+        order_by: None,
     }
 }
 

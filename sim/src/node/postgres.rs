@@ -23,7 +23,7 @@ pub(crate) fn on_sql(
     let conn = ConnId(req.map_or(0, |r| r.0));
     conns.insert(conn, from);
     let (exec, woken) = db.execute(conn, stmt.clone());
-    happened(&stmt, &exec, out);
+    happened(conn, &stmt, &exec, out);
     if let Exec::Done { outcome, .. } = exec {
         out.send(
             NodeId::Postgres,
@@ -45,7 +45,7 @@ pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
         kind: arrived.kind(),
     });
     let (exec, woken) = db.execute(ConnId(0), stmt.clone());
-    happened(&stmt, &exec, out);
+    happened(ConnId(0), &stmt, &exec, out);
     resume(conns, woken, out);
 }
 
@@ -59,11 +59,12 @@ pub(crate) fn disconnect(db: &mut Db, conns: &Conns, rid: ReqId, out: &mut Out) 
     resume(conns, woken, out);
 }
 
-fn happened(stmt: &Stmt, exec: &Exec, out: &mut Out) {
+fn happened(conn: ConnId, stmt: &Stmt, exec: &Exec, out: &mut Out) {
     // The explorer's worlds skip the trace's copies of statements and results.
     let traced = out.traced;
     match exec {
         Exec::Blocked { on } if traced => out.happen(Happening::SqlWaits {
+            conn,
             stmt: stmt.clone(),
             on: *on,
         }),
@@ -75,6 +76,7 @@ fn happened(stmt: &Stmt, exec: &Exec, out: &mut Out) {
         } => {
             if traced {
                 out.happen(Happening::Sql {
+                    conn,
                     tx: *tx,
                     stmt: stmt.clone(),
                     outcome: outcome.clone(),
@@ -104,7 +106,13 @@ fn happened(stmt: &Stmt, exec: &Exec, out: &mut Out) {
 /// Statements a released lock let run: each answers its own connection.
 fn resume(conns: &Conns, woken: Vec<db::Woken>, out: &mut Out) {
     for w in woken {
-        happened(&w.stmt, &w.exec, out);
+        happened(w.conn, &w.stmt, &w.exec, out);
+        if let Some(tx) = w.lost {
+            out.happen(Happening::TxRollback { tx, crash: true });
+        }
+        if w.closed {
+            continue;
+        }
         if let (Exec::Done { outcome, .. }, Some(owner)) = (w.exec, conns.get(&w.conn).copied()) {
             out.send(
                 NodeId::Postgres,

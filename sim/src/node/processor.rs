@@ -9,6 +9,11 @@ use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
 
+/// How long the processor remembers an idempotency key: Stripe keeps a key
+/// for at least 24 hours and prunes it after; a retry later than that is a
+/// new request there.
+pub const KEY_RETENTION: Millis = Millis::hours(24);
+
 /// A charge at the card processor.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Charge {
@@ -48,6 +53,10 @@ impl Processor {
         (amount, key, op): (i64, Option<String>, OpId),
         out: &mut Out,
     ) {
+        // A key older than the retention period is forgotten.
+        let charges = &self.charges;
+        self.by_key
+            .retain(|_, i| out.now < charges[*i].at + KEY_RETENTION);
         let known = key.as_ref().and_then(|k| self.by_key.get(k)).copied();
         if known.is_some_and(|i| self.charges[i].amount != amount) {
             // A processor checks a reused key's parameters, as Stripe does.

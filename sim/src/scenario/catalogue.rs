@@ -156,7 +156,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 (DeleteOnError, false),
             ],
             ledger_key: true,
-            limits: &[DAY_LATER_UNBOOKED],
+            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::IdempotencyKey,
                 Seed,
@@ -212,7 +212,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 },
                 ..Links::DEFAULT
             },
-            limits: &[DAY_LATER_UNBOOKED],
+            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::ConcurrentDuplicates,
                 Pitfall,
@@ -304,7 +304,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 max_attempts: 8,
                 ..Retry::MOBILE
             },
-            limits: &[DAY_LATER_UNBOOKED],
+            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::CrashAfterCharge,
                 Pitfall,
@@ -315,7 +315,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             toggles: &[(IdempotencyKey, false), (KeyToProcessor, false)],
             ledger_key: true,
-            limits: &[DAY_LATER_UNBOOKED],
+            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::TransactionIsNotIdempotency,
                 Pitfall,
