@@ -101,13 +101,20 @@ for (const wasm of readdirSync(dir).filter((f) => /^idempotency-lab-[0-9a-f]+_bg
   shortNames(path.join(dir, wasm), path.join(dir, wasm.replace(/_bg\.wasm$/, '.js')));
 }
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.css'))) {
+// The page's files, and the worker's two classic scripts (its glue and loader.js: not
+// modules, so their top-level names, `wasm_bindgen` among them, stay): −1.2 KB gzip of
+// the worker's 100 KB budget.
+const worker = existsSync(path.join(dir, 'worker'))
+  ? readdirSync(path.join(dir, 'worker')).filter((f) => f.endsWith('.js')).map((f) => `worker/${f}`)
+  : [];
+for (const file of [...readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.css')), ...worker]) {
   const full = path.join(dir, file);
   const before = readFileSync(full);
   const text = before.toString('utf8');
+  const module = !file.startsWith('worker/');
   const after = file.endsWith('.css')
     ? minifyCss(text, { restructure: false }).css
-    : (await minify(text, { module: true, compress: { passes: 2 }, mangle: true, format: { comments: false } })).code;
+    : (await minify(text, { module, compress: { passes: 2 }, mangle: true, format: { comments: false } })).code;
   writeFileSync(full, after);
   console.log(`minify: ${file} ${before.length} -> ${after.length} bytes`);
 }
