@@ -3,31 +3,17 @@
 //! and the contracts in `docs/` (the URL parameters, the test ids) are what the page
 //! parses and writes.
 
+// The module-graph tests' file reader (this test uses only `sources`).
+mod support {
+    #[allow(dead_code)]
+    pub mod modgraph;
+}
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn read(path: &str) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Every file under `dir` whose name ends with one of `exts`.
-fn files(dir: &str, exts: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::from(dir)];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.expect("entry").path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                if name != "node_modules" && name != "target" {
-                    stack.push(path);
-                }
-            } else if exts.iter().any(|e| name.ends_with(e)) {
-                out.push(path);
-            }
-        }
-    }
-    out
 }
 
 /// The backticked spans of a line.
@@ -148,10 +134,10 @@ fn the_documented_url_parameters_are_the_parsed_ones() {
 
 #[test]
 fn the_documented_test_ids_are_written_by_the_page() {
-    let sources: Vec<String> = files("src", &[".rs"])
-        .into_iter()
-        .chain(files("worker/src", &[".rs"]))
-        .map(|p| fs::read_to_string(p).expect("source"))
+    let sources: Vec<String> = ["src", "worker/src"]
+        .iter()
+        .flat_map(|root| support::modgraph::sources(Path::new(root)))
+        .map(|(_, source)| source)
         .collect();
     let written = |id: &str| {
         sources.iter().any(|s| {
