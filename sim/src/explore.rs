@@ -57,14 +57,45 @@ pub enum Choice {
     Restart(NodeId),
     /// Fast-forward the clock ([`Command::AdvanceClock`], the reader's "+1 h").
     AdvanceClock(Millis),
-    /// Fire this event, and the race among waiting statements that it starts
-    /// (a ROLLBACK wakes every waiter on its key) is won by candidate `k`,
-    /// not the first waiter (`Fire`): Postgres's scheduler picks.
-    Race(EventKey, u32),
+    /// Take this choice, and the race among waiting statements that it starts
+    /// (a ROLLBACK, or a crashed lock holder's rollback, wakes every waiter on
+    /// its key) is won by candidate `k`, not the first waiter: Postgres's
+    /// scheduler picks.
+    Race(Start, u32),
+}
+
+/// A choice that can start a race among waiting statements: an event (a
+/// COMMIT or ROLLBACK arrives) or a crash (the holder's connection drops and
+/// its transaction rolls back). Other choices never touch the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Start {
+    Fire(EventKey),
+    Crash(NodeId),
+}
+
+impl Start {
+    /// The choice as a `Start`, if it is one that can start a race.
+    pub fn of(c: Choice) -> Option<Start> {
+        match c {
+            Choice::Fire(k) => Some(Start::Fire(k)),
+            Choice::Crash(n) => Some(Start::Crash(n)),
+            _ => None,
+        }
+    }
+}
+
+impl From<Start> for Choice {
+    fn from(s: Start) -> Choice {
+        match s {
+            Start::Fire(k) => Choice::Fire(k),
+            Start::Crash(n) => Choice::Crash(n),
+        }
+    }
 }
 
 impl Choice {
-    /// The command this choice is, if it is one (every choice but `Fire`).
+    /// The command this choice is, if it is one (every choice but `Fire`
+    /// and `Race`: another waiter winning is Postgres's choice, not a reader's).
     pub fn command(self) -> Option<Command> {
         match self {
             Choice::Fire(_) | Choice::Race(..) => None,
@@ -167,11 +198,11 @@ impl World {
     pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
         match c {
             Choice::Fire(k) => self.fire(*k),
-            Choice::Race(k, pick) => {
+            Choice::Race(start, pick) => {
                 let next = self.db.races.len();
                 self.db.race_picks.resize(next, 0);
                 self.db.race_picks.push(*pick);
-                self.fire(*k)
+                self.choose(&Choice::from(*start))
             }
             c => c
                 .command()
@@ -195,7 +226,9 @@ impl Used {
             Choice::Lose(_) => self.losses += 1,
             Choice::Crash(_) => self.crashes += 1,
             Choice::AdvanceClock(_) => self.clock_jumps += 1,
-            Choice::Fire(_) | Choice::Race(..) | Choice::Restart(_) => {}
+            // Racing costs what its start costs (a crash is a crash).
+            Choice::Race(start, _) => return self.after(&Choice::from(*start)),
+            Choice::Fire(_) | Choice::Restart(_) => {}
         }
         self
     }
@@ -483,8 +516,9 @@ impl Search {
             &mut choices,
         );
         let first = o.world.queue.first_key().copied();
-        // With two statements waiting, a step may start a race between them:
-        // each other winner is a successor too (the parent is kept for them).
+        // With two statements waiting, a step or a crash may start a race
+        // between them: each other winner is a successor too (the parent is
+        // kept for them).
         let racy = o.world.db.may_race();
         let races = o.world.db.races.len();
         let mut parent = Some(o.world);
@@ -501,9 +535,9 @@ impl Search {
                 ))
             };
             w.choose(&c);
-            if let (Choice::Fire(k), Some(r)) = (c, w.db.races.get(races)) {
+            if let (Some(start), Some(r)) = (Start::of(c), w.db.races.get(races)) {
                 let others = 1..r.candidates.len() as u32;
-                choices.extend(others.map(|p| Choice::Race(k, p)));
+                choices.extend(others.map(|p| Choice::Race(start, p)));
             }
             self.found.report.states += 1;
             let used = o.used.after(&c);

@@ -857,15 +857,13 @@ fn every_select_that_returns_several_rows_fixes_their_order() {
     );
 }
 
-/// The explorer's choice of a race's winner: where firing the next event wakes
-/// several waiters at once (counter-increment defended, three parallel copies,
-/// the first COMMIT lost), `Choice::Race` fires the same event with another
-/// waiter winning, as Postgres's scheduler may.
-#[test]
-fn the_explorer_can_let_another_waiter_win_a_race() {
+/// Defended counter-increment with three parallel copies of its first
+/// request and the first COMMIT lost: its waiters pile up behind the
+/// transaction that never commits. The run, and the step of the loss.
+fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
     use idem_sim::net::Payload;
     use idem_sim::trace::Happening;
-    use idem_sim::{scenario, Choice, Command, Config, Run, ScenarioId};
+    use idem_sim::{scenario, Command, Config, Run, ScenarioId};
     let s = scenario::by_id(ScenarioId::CounterIncrement.as_str()).expect("scenario");
     let mut run = Run::new(
         s.clone(),
@@ -893,6 +891,18 @@ fn the_explorer_can_let_another_waiter_win_a_race() {
         })
         .expect("a COMMIT on the wire");
     run.apply_at(k, Command::Lose(m)).expect("lost");
+    (run, k)
+}
+
+/// The explorer's choice of a race's winner: where firing the next event wakes
+/// several waiters at once (counter-increment defended, three parallel copies,
+/// the first COMMIT lost), `Choice::Race` fires the same event with another
+/// waiter winning, as Postgres's scheduler may.
+#[test]
+fn the_explorer_can_let_another_waiter_win_a_race() {
+    use idem_sim::explore::Start;
+    use idem_sim::Choice;
+    let (run, _) = counter_increment_with_a_lost_commit();
     let mut raced = 0;
     for j in 0..run.len() {
         let w = run.state_at(j);
@@ -906,10 +916,92 @@ fn the_explorer_can_let_another_waiter_win_a_race() {
             continue;
         };
         let mut other = w.clone();
-        other.choose(&Choice::Race(next, 1));
+        other.choose(&Choice::Race(Start::Fire(next), 1));
         assert_eq!(other.db.races[n].winner, r.candidates[1]);
         assert_ne!(other.db.races[n].winner, r.winner);
         raced += 1;
     }
     assert!(raced > 0, "no step of the run started a race");
+}
+
+/// The first state of `counter_increment_with_a_lost_commit` where crashing an API
+/// instance makes its transaction roll back and wake several waiters at
+/// once: (state, instance, waiters).
+fn crash_that_starts_a_race() -> (idem_sim::World, idem_sim::NodeId, usize) {
+    use idem_sim::Choice;
+    let (run, k) = counter_increment_with_a_lost_commit();
+    let nodes = run.state_at(0).scenario.nodes();
+    for j in k + 1..run.len() {
+        let w = run.state_at(j);
+        for &n in &nodes {
+            if !n.can_crash() || !w.is_up(n) {
+                continue;
+            }
+            let mut crashed = w.clone();
+            crashed.choose(&Choice::Crash(n));
+            if let Some(r) = crashed.db.races.get(w.db.races.len()) {
+                return (w, n, r.candidates.len());
+            }
+        }
+    }
+    panic!("no crash of a lock holder woke several waiters");
+}
+
+/// Regression: the explorer let another waiter win only when a fired event
+/// started the race. A crashed lock holder's rollback wakes its waiters too,
+/// and Postgres lets any of them win: the explorer takes each winner as a
+/// successor of the crash (`Choice::Race(Start::Crash(..), k)`), and the
+/// race costs the path its crash.
+#[test]
+fn the_explorer_branches_on_the_winner_of_a_race_a_crash_starts() {
+    use idem_sim::explore::{explore, Bound, Start};
+    use idem_sim::Choice;
+    let (w, holder, waiters) = crash_that_starts_a_race();
+    assert!(waiters > 1);
+    // One choice deep: the distinct successors, with and without crashes.
+    let bound = |max_crashes| Bound {
+        max_losses: 0,
+        max_crashes,
+        max_clock_jumps: 0,
+        max_depth: 1,
+        ..Bound::default()
+    };
+    let with = explore(&w, &bound(1)).unique;
+    let without = explore(&w, &bound(0)).unique;
+    // Every crash, and every winner of the race it starts, is a world of its own.
+    let mut crashes = Vec::new();
+    for n in w.scenario.nodes() {
+        if !n.can_crash() || !w.is_up(n) {
+            continue;
+        }
+        let mut first = w.clone();
+        first.choose(&Choice::Crash(n));
+        let won = first
+            .db
+            .races
+            .get(w.db.races.len())
+            .map_or(1, |r| r.candidates.len());
+        for k in 0..won as u32 {
+            let mut v = w.clone();
+            v.choose(&Choice::Race(Start::Crash(n), k));
+            crashes.push(v.fingerprint());
+        }
+    }
+    crashes.sort_unstable();
+    crashes.dedup();
+    assert!(
+        crashes.len() >= waiters,
+        "each winner is a world of its own"
+    );
+    assert_eq!(
+        with - without,
+        crashes.len(),
+        "the crash of {holder} wakes {waiters} waiters: each may win"
+    );
+    // The waiter that wins is the one picked, and the holder is down.
+    let mut other = w.clone();
+    other.choose(&Choice::Race(Start::Crash(holder), 1));
+    let r = &other.db.races[w.db.races.len()];
+    assert_eq!(r.winner, r.candidates[1]);
+    assert!(!other.is_up(holder));
 }

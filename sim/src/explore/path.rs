@@ -2,7 +2,7 @@
 //! ([`to_commands`], for Show me links) and text ([`describe`], for reports and
 //! failing tests).
 
-use super::Choice;
+use super::{Choice, Start};
 use crate::net::{Fate, Msg};
 use crate::world::{Command, Event, World};
 
@@ -18,9 +18,10 @@ pub struct Script {
 /// Why a path cannot be replayed as commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotCommands {
-    /// Choice `index` fires an event that is not the earliest pending one: a
-    /// race won out of time order, which a run (always the earliest event
-    /// first) cannot express.
+    /// Choice `index` fires an event that is not the earliest pending one (a
+    /// race won out of time order), or lets another waiter win a race: a run
+    /// (always the earliest event first, the first waiter first) cannot
+    /// express either.
     Reordered { index: usize },
     /// Choice `index` is a command right after a stale timer fired (a timer
     /// that did nothing): a run folds stale timers into the next step, so
@@ -80,7 +81,10 @@ pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
     let mut lines = Vec::with_capacity(path.len());
     for c in path {
         let line = match *c {
-            Choice::Fire((at, seq)) | Choice::Race((at, seq), _) => {
+            Choice::Race(Start::Crash(n), k) => {
+                format!("{:>10}  CRASH {n} (race; waiter {k} wins)", "")
+            }
+            Choice::Fire((at, seq)) | Choice::Race(Start::Fire((at, seq)), _) => {
                 let race = match *c {
                     Choice::Race(_, k) => format!(" (race; waiter {k} wins)"),
                     _ if w.queue.first_key() == Some(&(at, seq)) => String::new(),
