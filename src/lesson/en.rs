@@ -520,7 +520,7 @@ pub static LESSON: Lesson = Lesson {
             id: ScenarioId::CrashAfterCharge,
             explain: &[
                 P("First crash: the ledger row commits, and the API dies before `SET idem:u42:K1`; the retry misses and charges again. Second crash: the processor charged, and the API dies before the commit; the retry charges again, unless the processor got the key and, as Stripe does, returns the original charge."),
-                P("So: the key row in the ledger's transaction, and the key passed to the processor. Redis may stay in front as a cache."),
+                P("The defence has two parts: the key row in the ledger's transaction, and the key passed to the processor. Redis may stay in front as a cache."),
             ],
         },
         ScenarioText {
@@ -565,7 +565,7 @@ pub static LESSON: Lesson = Lesson {
                         "Never: a retry is a duplicate.",
                     ],
                     correct: 1,
-                    explain: "A timeout or a 5xx leaves the outcome unknown, and a 409 means the first is still running. A 400 or a 422 will not change on repeat. Only-5xx misses timeouts; never retrying wastes the key.",
+                    explain: "A timeout or a 5xx leaves the outcome unknown, and a 409 means the first is still running. A 400 or a 422 will not change on repeat. Retrying only on 5xx misses timeouts; never retrying wastes the key.",
                 }),
             ],
         },
