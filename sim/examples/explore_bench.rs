@@ -2,26 +2,59 @@
 //!
 //!     cargo run --release -p idem-sim --example explore_bench
 //!
-//! For a few scenarios under their defended toggles and the default bound:
-//! transitions taken, unique states, quiet ends, elapsed time (best of three
-//! runs), and the rates. Native, single thread.
+//! Every scenario under its defended toggles and the default bound (one lost
+//! message and one crash): transitions taken, unique states, quiet ends,
+//! elapsed time (best of three runs), the rates, and the peak heap the search
+//! took per unique state, each beside its target. Native, single thread.
 //!
 //! Optional arguments, for profiling: a race window in ms that overrides the
-//! default bound's, then scenario ids to run instead of the default three.
+//! default bound's, then scenario ids to run instead of every scenario.
 
 use idem_sim::explore::{explore, Bound};
 use idem_sim::{scenario, Config, World};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Each exploration runs this many times; the best time counts.
 const REPEAT: usize = 3;
+/// The targets of issue 28.
+const TARGET_RATE: f64 = 1_000_000.0;
+const TARGET_BYTES: f64 = 100.0;
 
-const SCENARIOS: [&str; 3] = [
-    "idempotency-key",
-    "concurrent-duplicates",
-    "crash-after-charge",
-];
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        IN_USE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            let now = IN_USE.fetch_add(new, Relaxed) + new - l.size();
+            IN_USE.fetch_sub(l.size(), Relaxed);
+            PEAK.fetch_max(now, Relaxed);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 fn main() {
     if cfg!(debug_assertions) {
@@ -34,11 +67,15 @@ fn main() {
     }
     let ids: Vec<&str> = match args.get(1..) {
         Some(more) if !more.is_empty() => more.iter().map(String::as_str).collect(),
-        _ => SCENARIOS.to_vec(),
+        _ => scenario::ids().collect(),
     };
     println!("bound: {bound:?}");
     println!(
-        "{:<24} {:>11} {:>10} {:>7} {:>6} {:>10} {:>13} {:>13}",
+        "targets: at least {TARGET_RATE:.0} transitions/s in every scenario, \
+         at most {TARGET_BYTES:.0} bytes of peak heap per unique state"
+    );
+    println!(
+        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>9} {:>13} {:>11}",
         "scenario",
         "transitions",
         "unique",
@@ -46,11 +83,12 @@ fn main() {
         "depth",
         "elapsed",
         "transitions/s",
-        "unique/s"
+        "bytes/state"
     );
     let (mut all_t, mut all_u, mut all_s) = (0, 0, 0.0);
+    let (mut slowest, mut heaviest) = (f64::MAX, 0.0f64);
     for id in ids {
-        let s = scenario::by_id(id).expect("scenario");
+        let s = scenario::by_id(id).unwrap_or_else(|| panic!("no scenario {id}"));
         let config = Config {
             toggles: s.defended(),
             seed: 1,
@@ -60,23 +98,31 @@ fn main() {
         // Best of a few runs: the machine may be busy with something else.
         let mut secs = f64::MAX;
         let mut report = None;
+        let mut peak = 0;
         for _ in 0..REPEAT {
+            let before = IN_USE.load(Relaxed);
+            PEAK.store(before, Relaxed);
             let t = Instant::now();
             let r = explore(&start, &bound);
             secs = secs.min(t.elapsed().as_secs_f64());
+            peak = PEAK.load(Relaxed) - before;
             report = Some(r);
         }
         let r = report.expect("explored");
+        let rate = r.states as f64 / secs;
+        let bytes = peak as f64 / r.unique as f64;
+        slowest = slowest.min(rate);
+        heaviest = heaviest.max(bytes);
         println!(
-            "{:<24} {:>11} {:>10} {:>7} {:>6} {:>8.3} s {:>13.0} {:>13.0}{}",
+            "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>13.0} {:>11.0}{}",
             id,
             r.states,
             r.unique,
             r.ends,
             r.depth,
             secs,
-            r.states as f64 / secs,
-            r.unique as f64 / secs,
+            rate,
+            bytes,
             if r.truncated { "  (truncated)" } else { "" }
         );
         all_t += r.states;
@@ -84,14 +130,27 @@ fn main() {
         all_s += secs;
     }
     println!(
-        "{:<24} {:>11} {:>10} {:>7} {:>6} {:>8.3} s {:>13.0} {:>13.0}",
+        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>13.0}",
         "all",
         all_t,
         all_u,
         "",
         "",
         all_s,
-        all_t as f64 / all_s,
-        all_u as f64 / all_s
+        all_t as f64 / all_s
+    );
+    println!(
+        "slowest scenario {slowest:.0} transitions/s (target {TARGET_RATE:.0}: {}); \
+         heaviest {heaviest:.0} bytes/state (target {TARGET_BYTES:.0}: {})",
+        if slowest >= TARGET_RATE {
+            "met"
+        } else {
+            "NOT met"
+        },
+        if heaviest <= TARGET_BYTES {
+            "met"
+        } else {
+            "NOT met"
+        },
     );
 }

@@ -9,7 +9,9 @@
 //!
 //! Visited worlds are kept as 64-bit fingerprints only ([`World::fingerprint`]):
 //! a hash of the world's canonical form, which leaves out pure bookkeeping
-//! (event sequence numbers, message ids, id counters). Two different worlds
+//! (event sequence numbers, message ids) but not the id counters: worlds with
+//! one fingerprint have the same futures, so the counts do not depend on the
+//! order of the search (`explore::exact` tests both). Two different worlds
 //! could share a fingerprint; with 64 bits and a million states the odds are
 //! about one in 10⁷ per exploration, and a collision can only hide a state,
 //! never invent a violation (every reported path is replayable).
@@ -37,6 +39,8 @@ use crate::world::{Command, Event, EventKey, World};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
+#[cfg(test)]
+mod exact;
 mod fingerprint;
 mod path;
 mod report;
@@ -295,6 +299,43 @@ fn bounded_choices(
     }
 }
 
+/// Takes each of `choices` in `parent`, and hands `f` the choice and the
+/// world it leads to. A fired event that starts a race among waiting
+/// statements (so may a crash) adds a choice per other winner ([`Choice::Race`]). `f` returns
+/// `false` to stop. The last choice takes the parent itself instead of a copy.
+fn successors(
+    parent: Box<World>,
+    choices: &mut Vec<Choice>,
+    mut f: impl FnMut(Choice, Box<World>) -> bool,
+) {
+    // With two statements waiting, a step or a crash may start a race
+    // between them: each other winner is a successor too (the parent is
+    // kept for them).
+    let racy = parent.db.may_race();
+    let races = parent.db.races.len();
+    let mut parent = Some(parent);
+    let mut i = 0;
+    while i < choices.len() {
+        let c = choices[i];
+        i += 1;
+        let mut w = if i == choices.len() && !racy {
+            parent.take().expect("the parent is still here")
+        } else {
+            Box::new(World::clone(
+                parent.as_ref().expect("the parent is still here"),
+            ))
+        };
+        w.choose(&c);
+        if let (Some(start), Some(r)) = (Start::of(c), w.db.races.get(races)) {
+            let others = 1..r.candidates.len() as u32;
+            choices.extend(others.map(|p| Choice::Race(start, p)));
+        }
+        if !f(c, w) {
+            return;
+        }
+    }
+}
+
 /// A node of the search tree: how a state was first reached. Node 0 is the start.
 #[derive(Clone, Copy, Debug)]
 struct Link {
@@ -430,6 +471,10 @@ pub struct Search {
     open: VecDeque<Open>,
     choices: Vec<Choice>,
     done: bool,
+    /// Takes the frontier in a random order instead of breadth first (the
+    /// tests of the fingerprint's exactness: the counts must not change).
+    #[cfg(test)]
+    shuffle: Option<crate::rng::Rng>,
 }
 
 impl Search {
@@ -485,7 +530,19 @@ impl Search {
             open,
             choices: Vec::new(),
             done: false,
+            #[cfg(test)]
+            shuffle: None,
         }
+    }
+
+    /// The next state to expand: the oldest (breadth first).
+    fn pop(&mut self) -> Option<Open> {
+        #[cfg(test)]
+        if let Some(rng) = &mut self.shuffle {
+            let i = rng.below(self.open.len().max(1) as u64) as usize;
+            return self.open.swap_remove_back(i);
+        }
+        self.open.pop_front()
     }
 
     /// Takes about `transitions` more transitions (a state's choices are
@@ -493,7 +550,7 @@ impl Search {
     pub fn run(&mut self, transitions: usize) -> bool {
         let until = self.found.report.states.saturating_add(transitions);
         while !self.done && self.found.report.states < until {
-            match self.open.pop_front() {
+            match self.pop() {
                 Some(o) => self.expand(o),
                 None => self.done = true,
             }
@@ -516,38 +573,17 @@ impl Search {
             &mut choices,
         );
         let first = o.world.queue.first_key().copied();
-        // With two statements waiting, a step or a crash may start a race
-        // between them: each other winner is a successor too (the parent is
-        // kept for them).
-        let racy = o.world.db.may_race();
-        let races = o.world.db.races.len();
-        let mut parent = Some(o.world);
-        let mut i = 0;
-        while i < choices.len() {
-            let c = choices[i];
-            i += 1;
-            // The last choice takes the parent itself instead of a copy.
-            let mut w = if i == choices.len() && !racy {
-                parent.take().expect("the parent is still here")
-            } else {
-                Box::new(World::clone(
-                    parent.as_ref().expect("the parent is still here"),
-                ))
-            };
-            w.choose(&c);
-            if let (Some(start), Some(r)) = (Start::of(c), w.db.races.get(races)) {
-                let others = 1..r.candidates.len() as u32;
-                choices.extend(others.map(|p| Choice::Race(start, p)));
-            }
+        let mut stop = false;
+        successors(o.world, &mut choices, |c, w| {
             self.found.report.states += 1;
             let used = o.used.after(&c);
             if !self.seen.insert(used.key(&w)) {
-                continue;
+                return true;
             }
             if self.seen.len() > self.bound.max_states {
                 self.found.report.truncated = true;
-                self.done = true;
-                break;
+                stop = true;
+                return false;
             }
             self.found.report.unique += 1;
             let node = self.tree.len() as u32;
@@ -571,6 +607,10 @@ impl Search {
                     depth: o.depth + 1,
                 });
             }
+            true
+        });
+        if stop {
+            self.done = true;
         }
         self.choices = choices;
     }

@@ -478,16 +478,17 @@ impl Db {
 
 impl Db {
     /// Feeds the database's state to `h`, for the explorer's fingerprints:
-    /// rows, sessions, waiting statements and which unique indexes are present.
-    /// Leaves out what a scenario fixes (table names, columns, index names) and
-    /// the id counters (`next_tx`, `next_row`), which are bookkeeping.
+    /// rows, sessions, waiting statements, which unique indexes are present,
+    /// and the id counters (`next_tx`, `next_row`: the next transaction and
+    /// row get those ids). Leaves out what a scenario fixes (table names,
+    /// columns, index names) and the race log (history).
     pub(crate) fn hash_state<H: Hasher>(&self, h: &mut H) {
         // Exhaustive on purpose: a new field does not compile until it is decided here.
         let Db {
             tables,
             sessions,
             waiting,
-            next_tx: _,
+            next_tx,
             // The race log is history, and the picks a script for the harness.
             races: _,
             race_picks: _,
@@ -501,8 +502,9 @@ impl Db {
                 columns: _,
                 unique,
                 rows,
-                next_row: _,
+                next_row,
             } = t;
+            next_row.hash(h);
             h.write_usize(unique.len());
             for ix in unique {
                 ix.present.hash(h);
@@ -512,5 +514,8 @@ impl Db {
         sessions.hash(h);
         waiting.hash(h);
         closed.hash(h);
+        // The ids the database hands out next: the rows and transactions they
+        // name are hashed, so two worlds that differ only here differ later.
+        next_tx.hash(h);
     }
 }

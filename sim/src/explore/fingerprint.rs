@@ -8,15 +8,19 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 impl World {
-    /// A 64-bit hash of the world's canonical form. Equal for worlds that
-    /// differ only in bookkeeping: the event queue is hashed as the ordered
-    /// list of its timers (time, event) without sequence numbers and the
-    /// multiset of its messages (time, content without the id); a timer held
-    /// in a field is hashed by its time; the
-    /// counters `seq`, `next_msg` and `next_req` are left out, and so are the
-    /// database's schema and id counters ([`crate::db::Db`]). The scenario is
-    /// hashed by its id (worlds of one exploration share it). The same on
-    /// every platform (lengths are hashed as 64-bit words).
+    /// A 64-bit hash of the world's canonical form: an exact state identity,
+    /// so two worlds with one fingerprint have the same futures (tested in
+    /// `explore::exact`). Equal for worlds that differ only in bookkeeping no
+    /// rule reads: the event queue is hashed as the ordered list of its
+    /// timers (time, event) without sequence numbers and the multiset of its
+    /// messages (time, content without the id); a timer held in a field is
+    /// hashed by its time; the counters `seq` and `next_msg` are left out (no
+    /// state names a message or a sequence number), and so are the database's
+    /// schema and race log ([`crate::db::Db`]). The counters of ids the state
+    /// does hold (requests, payments, transactions, rows) are hashed: two
+    /// worlds that differ only in them hand out different ids later. The
+    /// scenario is hashed by its id (worlds of one exploration share it). The
+    /// same on every platform (lengths are hashed as 64-bit words).
     pub fn fingerprint(&self) -> u64 {
         let mut h = FxHasher::default();
         self.hash_canonical(&mut h);
@@ -53,7 +57,7 @@ impl World {
             producer_timer,
             session_timer,
             statement_timer,
-            next_req: _,
+            next_req,
             next_payment,
             intended_debits,
             newest,
@@ -119,6 +123,8 @@ impl World {
         time_of(*producer_timer).hash(h);
         time_of(*session_timer).hash(h);
         time_of(*statement_timer).hash(h);
+        // Id counters are state: the ids they hand out are hashed where they are used.
+        next_req.hash(h);
         next_payment.hash(h);
         intended_debits.hash(h);
         newest.hash(h);
