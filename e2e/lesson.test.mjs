@@ -209,7 +209,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
 
   test('the ADR calculator: 10K RPS for 24 h is 864 million keys, 86.4 GB; it recomputes on input', async () => {
     await env.withLesson(q({ lang: 'en' }), async (lab) => {
-      const calc = lab.page.locator('form[data-calc]');
+      const calc = lab.page.locator('form[data-act=calc]');
       const out = (name) => calc.locator(`output[name=${name}]`).textContent();
       assert.equal(await out('keys'), '864\u00a0million');
       assert.equal(await out('memory'), '86.4\u00a0GB');
@@ -232,7 +232,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
   test('the calculator shows every input whole at 360 and 1440 px', async () => {
     for (const viewport of [{ width: 360, height: 740 }, { width: 1440, height: 900 }]) {
       await env.withLesson(q({ lang: 'ru' }), async (lab) => {
-        const calc = lab.page.locator('form[data-calc]');
+        const calc = lab.page.locator('form[data-act=calc]');
         await calc.locator('input[name=rps]').fill('1000000000');
         const clipped = await calc.locator('input').evaluateAll((inputs) =>
           inputs.filter((i) => i.scrollWidth > i.clientWidth).map((i) => `${i.name}=${i.value}`));

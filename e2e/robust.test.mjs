@@ -84,7 +84,7 @@ function actInPage(r) {
     return `select ${sel.dataset.act} ${sel.value}`;
   }
   if (kind === 4) {
-    const input = pick(all('#lab input[type=range], #lab input[type=number], form[data-calc] input'), r[1]);
+    const input = pick(all('#lab input[type=range], #lab input[type=number], form[data-act=calc] input'), r[1]);
     if (!input) return 'no input';
     const values = ['', '0', '-5', '3', '7', '11', '1e9', 'abc', String(Math.floor(r[2] * 60))];
     input.value = pick(values, r[2]);

@@ -52,6 +52,17 @@ impl Html {
         self
     }
 
+    /// Adds attribute `k="v"` to the element just opened, or just written void (an
+    /// empty name: none).
+    pub fn attr(&mut self, k: &str, v: &str) -> &mut Html {
+        let end = if self.0.ends_with("/>") { "/>" } else { ">" };
+        if !k.is_empty() && self.0.ends_with(end) {
+            self.0.truncate(self.0.len() - end.len());
+            let _ = write!(self.0, " {k}=\"{}\"{end}", esc(v));
+        }
+        self
+    }
+
     pub fn close(&mut self, name: &str) -> &mut Html {
         let _ = write!(self.0, "</{name}>");
         self
@@ -144,7 +155,7 @@ mod tests {
     #[test]
     fn void_elements_self_close() {
         let mut h = Html::new();
-        h.void("line", &[("x1", "1")]);
-        assert_eq!(h.finish(), "<line x1=\"1\"/>");
+        h.void("line", &[("x1", "1")]).attr("x2", "\"2");
+        assert_eq!(h.finish(), "<line x1=\"1\" x2=\"&quot;2\"/>");
     }
 }

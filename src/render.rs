@@ -8,6 +8,7 @@ use crate::lesson::Ui;
 use crate::narrate::node_name;
 use crate::narrate::{belief_text, fill, invariant_name, money, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
+use crate::ui::act::Action;
 use idem_sim::db::Value;
 use idem_sim::net::{Fate, Msg, Payload, PayloadKind};
 use idem_sim::scenario::{Figure, OpSpec};
@@ -810,7 +811,6 @@ pub fn topology(
             classes(&[("msg--lost", at.broken), ("hidden", at.hidden)])
         );
         let tr = format!("translate({} {})", tenths(at.x), tenths(at.y));
-        let id = m.id.0.to_string();
         // A message still on its way can be lost by the reader: a keyboard-reachable button.
         let live = w.msgs.get(&m.id).is_some_and(|m| m.fate == Fate::Deliver);
         // The accessible name contains the visible tag ("charge +2").
@@ -820,13 +820,13 @@ pub fn topology(
             &[
                 ("class", &class),
                 ("data-testid", "msg"),
-                ("data-msg", &id),
                 ("transform", &tr),
                 (if live { "role" } else { "" }, "button"),
                 (if live { "tabindex" } else { "" }, "0"),
                 (if live { "aria-label" } else { "" }, &name),
             ],
         );
+        Action::Lose(m.id).put(&mut h);
         h.void("circle", &[("class", "msg__dot"), ("r", "6")]);
         if !tagged {
             // A dot names its message in a tooltip; a tag shows it (a title as well would
@@ -894,7 +894,7 @@ pub fn sequence_y(k: usize) -> f64 {
 }
 
 /// The sequence diagram as SVG: a lane per node, an arrow per message, the
-/// current step highlighted. Arrows carry `data-step` for click-to-jump.
+/// current step highlighted. Arrows and marks are [`Action::Jump`]s: a click goes to their step.
 /// `lane_w` is the width of a lane (narrower on phones). Unless `future`, only
 /// what has happened up to `cursor` is drawn: a message still in flight is a
 /// short stub whose fate (delivered or lost) is not shown, and nothing later.
@@ -980,13 +980,13 @@ pub fn sequence(
             &[
                 ("class", "seq__diverge"),
                 ("data-testid", "seq-diverge"),
-                ("data-step", &m.to_string()),
                 ("x", "1"),
                 ("y", &n(y(m) - ROW_H / 2.0)),
                 ("width", &n(width - 2.0)),
                 ("height", &n(ROW_H)),
             ],
         );
+        Action::Jump(m).put(&mut h);
     }
     for node in nodes {
         let x = n(lane(*node));
@@ -1042,7 +1042,6 @@ pub fn sequence(
             "g",
             &[
                 ("class", &class),
-                ("data-step", &step),
                 ("data-testid", "seq-arrow"),
                 ("role", "button"),
                 // The diagram is one Tab stop; the arrow keys move between its arrows.
@@ -1050,6 +1049,7 @@ pub fn sequence(
                 ("aria-label", &name),
             ],
         );
+        Action::Jump(a.sent).put(&mut h);
         h.el("title", &[], &a.label);
         let (sx1, sy1, sx2, sy2) = (n(x1), n(y1), n(x2), n(y2));
         let line = [
@@ -1123,16 +1123,16 @@ pub fn sequence(
             "seq__mark seq__mark--{kind}{}",
             if m.step > cursor { " future" } else { "" }
         );
-        h.el(
+        h.open(
             "text",
             &[
                 ("class", &class),
                 ("x", &n(lane(m.node) + 6.0)),
                 ("y", &n(y(m.step) + 4.0)),
-                ("data-step", &m.step.to_string()),
             ],
-            glyph,
         );
+        Action::Jump(m.step).put(&mut h);
+        h.text(glyph).close("text");
     }
     h.close("svg");
     h.finish()
@@ -1374,7 +1374,8 @@ mod tests {
                 // A marked step (where the run leaves another) is framed, and only that one.
                 let marked = sequence(ui, &r.trace, &s.nodes(), 0, 70.0, true, Some(2));
                 assert_eq!(marked.matches("seq__diverge").count(), 1);
-                assert!(marked.contains("data-testid=\"seq-diverge\" data-step=\"2\""));
+                assert!(marked.contains("data-testid=\"seq-diverge\" x=\"1\""));
+                assert!(marked.contains("data-act=\"jump\" data-step=\"2\"/>"));
                 assert!(!all.contains("seq__diverge"));
                 assert_eq!(
                     all.matches("data-testid=\"seq-arrow\"").count(),

@@ -35,7 +35,7 @@ use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
 use super::{lesson, Block, Kind, Lang, Lesson, PageText, Question, ScenarioId, Ui};
 use crate::html::{esc, esc_text as text, Html};
-use crate::ui::act::Act;
+use crate::ui::act::{Act, Action};
 use std::fmt::Write;
 
 /// The parts of a sections fragment that the build's last hook (`build/prerender.mjs`)
@@ -245,18 +245,17 @@ pub fn lang_switch(page: &PageText, lang: Lang) -> String {
             Lang::En => (page.lang_en_short, page.lang_en_name),
         };
         let testid = format!("lang-{}", l.code());
-        h.el(
+        h.open(
             "button",
             &[
                 ("type", "button"),
                 ("data-testid", &testid),
-                ("data-act", Act::Lang.name()),
-                ("data-lang", l.code()),
                 ("aria-pressed", if l == lang { "true" } else { "false" }),
                 ("title", name),
             ],
-            short,
         );
+        Action::Lang(l).put(&mut h);
+        h.text(short).close("button");
     }
     h.close("div");
     h.finish()
@@ -402,8 +401,9 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
             Block::ScenarioLink { scenario, label } => {
                 let _ = write!(
                     out,
-                    "<p><a class=\"scn-link\" data-scenario=\"{scenario}\" \
+                    "<p><a class=\"scn-link\" data-act=\"{}\" data-scenario=\"{scenario}\" \
                      href=\"?lang={}&amp;scenario={scenario}&amp;step=decisive#lab\">{} →</a></p>",
+                    Act::Open.name(),
                     l.lang.code(),
                     prose(label)
                 );
@@ -423,7 +423,8 @@ fn calculator(out: &mut String, l: &Lesson) {
     let d = Inputs::default();
     let _ = write!(
         out,
-        "<form class=\"calc\" data-calc aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
+        "<form class=\"calc\" data-act=\"{}\" aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
+        Act::Calc.name(),
         esc(page.calc_title)
     );
     for (((name, label), value), (lo, hi)) in INPUT_NAMES

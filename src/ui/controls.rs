@@ -9,7 +9,7 @@
 //! in step with the lab; the page's one delegated listener ([`super::listen`])
 //! calls the functions here for a control's [`Act`].
 
-use super::act::Act;
+use super::act::{Act, Action};
 use super::state::Lab;
 use crate::html::Html;
 use crate::lesson::{name, toggle_label, Lang, Ui};
@@ -268,16 +268,9 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> String {
                 h.close("span");
             }
             Fault::Crash(n) => {
-                let slug = n.slug();
-                h.el(
-                    "button",
-                    &[
-                        ("type", "button"),
-                        ("data-act", Act::Crash.name()),
-                        ("data-node", &slug),
-                    ],
-                    "",
-                );
+                h.open("button", &[("type", "button")]);
+                Action::Crash(*n).put(&mut h);
+                h.close("button");
             }
             Fault::H1 => button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h),
             Fault::H25 => button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h),
@@ -329,15 +322,8 @@ pub fn switches(
     for t in ts {
         let testid = format!("toggle-{}", t.id());
         h.open("label", &[("class", "switch")]);
-        h.open(
-            "input",
-            &[
-                ("type", "checkbox"),
-                ("data-testid", &testid),
-                ("data-act", Act::Toggle.name()),
-                ("data-toggle", t.id()),
-            ],
-        );
+        h.open("input", &[("type", "checkbox"), ("data-testid", &testid)]);
+        Action::Toggle(t).put(&mut h);
         h.el("span", &[], toggle_label(ui, t, Some(scenario)))
             .close("label");
     }
@@ -383,15 +369,8 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> String {
     h.el("legend", &[], ui.retry_policy);
     for (i, label) in retry_labels(ui).into_iter().enumerate() {
         h.open("label", &[]).el("span", &[], label);
-        h.open(
-            "input",
-            &[
-                ("type", "number"),
-                ("data-act", Act::Retry.name()),
-                ("data-retry", &"01234"[i..=i]),
-                ("value", &n[i].to_string()),
-            ],
-        );
+        h.open("input", &[("type", "number"), ("value", &n[i].to_string())]);
+        Action::Retry(i).put(&mut h);
         h.close("label");
     }
     h.close("fieldset");
@@ -497,11 +476,7 @@ pub fn patch(lab: Lab) {
         lab.world.with(|w| {
             let s = &w.scenario;
             for n in nodes.into_iter().filter(|n| n.can_crash()) {
-                let Some(b) = find(&format!(
-                    "{}[data-node={}]",
-                    Act::Crash.selector(),
-                    n.slug()
-                )) else {
+                let Some(b) = find(&Action::Crash(n).selector()) else {
                     continue;
                 };
                 let up = w.is_up(n);
@@ -516,7 +491,7 @@ pub fn patch(lab: Lab) {
             }
         });
         for t in Toggle::ALL {
-            if let Some(c) = find(&format!("[data-toggle={}]", t.id()))
+            if let Some(c) = find(&Action::Toggle(t).selector())
                 .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
             {
                 c.set_checked(toggles.has(t));
@@ -525,19 +500,14 @@ pub fn patch(lab: Lab) {
     });
 }
 
-/// Crashes the button's node, or restarts it if it is down.
-pub fn crash(lab: Lab, el: &Element) {
-    let node = el
-        .get_attribute("data-node")
-        .and_then(|s| NodeId::from_slug(&s));
-    if let Some(n) = node {
-        let up = lab.world.with_untracked(|w| w.is_up(n));
-        lab.command(if up {
-            Command::Crash(n)
-        } else {
-            Command::Restart(n)
-        });
-    }
+/// Crashes node `n`, or restarts it if it is down.
+pub fn crash(lab: Lab, n: NodeId) {
+    let up = lab.world.with_untracked(|w| w.is_up(n));
+    lab.command(if up {
+        Command::Crash(n)
+    } else {
+        Command::Restart(n)
+    });
 }
 
 /// The value of a control: an input's or a select's.
@@ -610,31 +580,16 @@ pub fn try_lab(lab: Lab) {
     super::lesson::focus_later(Act::Play.selector());
 }
 
-/// A switch of the scenario flipped.
-pub fn toggle(lab: Lab, el: &Element) {
-    let t = el
-        .get_attribute("data-toggle")
-        .and_then(|v| Toggle::from_id(&v));
-    let on = el
-        .dyn_ref::<HtmlInputElement>()
-        .is_some_and(|i| i.checked());
-    if let Some(t) = t {
-        lab.set_toggle(t, on);
-        show_policy(lab);
-    }
+/// Switch `t` of the scenario flipped (`on`).
+pub fn toggle(lab: Lab, t: Toggle, on: bool) {
+    lab.set_toggle(t, on);
+    show_policy(lab);
 }
 
 /// A number of the policy changed (the field left, Enter, an arrow key): the run
 /// replays under it, with the preset that set that number off; a number out of
 /// range is brought into it, and said so.
-pub fn retry(lab: Lab, el: &Element) {
-    let Some(i) = el
-        .get_attribute("data-retry")
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|i| *i < 5)
-    else {
-        return;
-    };
+pub fn retry(lab: Lab, i: usize, el: &Element) {
     let (r, toggles) = lab
         .run
         .with_untracked(|r| (r.scenario.retry, r.config.toggles));

@@ -392,18 +392,17 @@ fn draw(lab: Lab, text: &str) {
 }
 
 /// Opens an outcome's or a cell's run (a link of the page) in the lab, with its notice.
-pub fn show(lab: Lab, a: &Element) {
-    let href = a.get_attribute("href").unwrap_or_default();
-    let (p, _) = Params::parse(&href, lab.seed);
+/// ([`super::act::Action::XShow`]: `href`, the step to mark, the notice.)
+pub fn show(lab: Lab, href: &str, mark: Option<usize>, note: Option<String>) {
+    let (p, _) = Params::parse(href, lab.seed);
     if p.scenario != lab.scenario.get_untracked() {
         return;
     }
     let (run, _) = p.run();
     lab.load(run, p.step.unwrap_or(0));
     super::controls::show_policy(lab);
-    let mark = a.get_attribute("data-mark").and_then(|m| m.parse().ok());
     lab.mark.set(mark.unwrap_or(0));
-    if let Some(note) = a.get_attribute("data-note") {
+    if let Some(note) = note {
         lab.notices.update(|n| n.push(note));
     }
     if let Some(el) = document().get_element_by_id("lab") {

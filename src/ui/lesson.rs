@@ -14,7 +14,7 @@
 //! the page's one delegated listener ([`super::listen`]), which calls the functions
 //! here, instead of a typed view and a closure per control.
 
-use super::act::Act;
+use super::act::{Act, Action};
 use super::state::Lab;
 use crate::fixit;
 use crate::html::Html;
@@ -185,10 +185,7 @@ pub fn switch(lab: Lab, lang: Lang) {
             }
         }
         lab.lang.set(lang);
-        focus_later(match lang {
-            Lang::Ru => "[data-lang=ru]",
-            Lang::En => "[data-lang=en]",
-        });
+        focus_later(Action::Lang(lang).selector());
     });
 }
 
@@ -235,10 +232,10 @@ pub async fn fetch_text(url: &str) -> Option<String> {
 }
 
 /// Focuses the first element matching `selector` after the next render.
-pub fn focus_later(selector: &'static str) {
+pub fn focus_later(selector: impl AsRef<str> + 'static) {
     request_animation_frame(move || {
         if let Some(el) = document()
-            .query_selector(selector)
+            .query_selector(selector.as_ref())
             .ok()
             .flatten()
             .and_then(|e| e.dyn_into::<HtmlElement>().ok())
@@ -286,15 +283,11 @@ pub fn storage(learn: Learn, e: &web_sys::Event) {
     }
 }
 
-/// Opens a scenario link's scenario in the lab, at its decisive step
-/// (`data-at="start"`: at the start), and brings the lab into view.
-pub fn open_link(lab: Lab, a: &Element) {
-    let want = a.get_attribute("data-scenario").unwrap_or_default();
-    let Some(id) = ScenarioId::parse(&want) else {
-        return;
-    };
+/// A scenario link ([`Action::Open`]): opens scenario `id` in the lab, at its
+/// decisive step (or at its start), and brings the lab into view.
+pub fn open_link(lab: Lab, id: ScenarioId, at_start: bool) {
     lab.open(id, 0);
-    if a.get_attribute("data-at").as_deref() != Some("start") {
+    if !at_start {
         let d = lab.run.with_untracked(|r| r.decisive_step()).unwrap_or(0);
         lab.go(d);
     }
@@ -639,16 +632,19 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
             mark,
         );
         let href = format!("?lang={}&scenario={}", lang.code(), n.id);
-        h.el(
+        h.open(
             "a",
             &[
                 ("href", &href),
-                ("data-scenario", n.id.as_str()),
-                ("data-at", "start"),
                 ("data-testid", &format!("progress-{}", n.id)),
             ],
-            n.title,
         );
+        Action::Open {
+            scenario: n.id,
+            at_start: true,
+        }
+        .put(&mut h);
+        h.text(n.title).close("a");
         h.close("li");
     }
     h.close("ul");

@@ -6,7 +6,7 @@
 //! costs ~1 KB of wasm each. It imports the UI's modules; none imports it back but
 //! `app`, which installs it.
 
-use super::act::Act;
+use super::act::{Act, Action};
 use super::controls::{self, Near};
 use super::lesson::{self, Learn};
 use super::state::Lab;
@@ -96,125 +96,132 @@ fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
         Ev::Submit => e.prevent_default(),
         _ => {}
     }
-    if matches!(ev, Ev::Click | Ev::Keydown)
-        && (topology::on_event(lab, e) || panes::on_event(lab, e))
-    {
-        return;
-    }
-    if ev == Ev::Click {
-        if let Some(a) = closest(e, "[data-scenario]") {
-            if plain_click(e) {
-                e.prevent_default();
-                lesson::open_link(lab, &a);
+    let target = closest(e, "[data-act]");
+    if let Some(el) = target {
+        match Action::parse(&|name| el.get_attribute(name)) {
+            Ok(action) => {
+                if let Some(place) = near(action.act()) {
+                    controls::near(place);
+                    controls::near_control(&el);
+                }
+                if on_action(lab, learn, ev, action, &el, e) {
+                    return;
+                }
             }
-            return;
-        }
-    }
-    let target = closest(e, "[data-act]").and_then(|el| {
-        let act = Act::parse(&el.get_attribute("data-act")?)?;
-        Some((act, el))
-    });
-    if let Some((act, el)) = target {
-        if act != Act::Dismiss {
-            controls::near(near(act));
-            controls::near_control(&el);
-        }
-        if on_act(lab, learn, ev, act, &el, e) {
-            return;
-        }
-    }
-    match ev {
-        Ev::Input => {
-            if let Some(form) = closest(e, "form[data-calc]") {
-                lesson::recalc(lab.lang.get_untracked(), &form);
+            // A bug of the page's markup: said, and the page goes on.
+            Err(bad) => {
+                if matches!(ev, Ev::Click | Ev::Change | Ev::Input) {
+                    lab.notices.update(|n| n.push(bad.notice()));
+                }
+                return;
             }
         }
-        Ev::Keydown => {
-            if let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() {
-                on_key(lab, k);
-            }
+    }
+    if let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() {
+        if !panes::arrow_key(e, &k.key()) {
+            on_key(lab, k);
         }
-        _ => {}
     }
 }
 
-/// Where the notices go after a control of `act` is used.
-fn near(act: Act) -> Near {
+/// Where the notices go after a control of `act` is used (`None`: where they were).
+fn near(act: Act) -> Option<Near> {
     use Act::*;
-    match act {
+    Some(match act {
         Copy | Scenario => Near::Head,
         Ack | Parallel | ParallelN | Crash | H1 | H25 => Near::Faults,
         Toggle => Near::Switches,
         Retry => Near::Policy,
         Lang => Near::Top,
         Clear | Predict | Continue | Check => Near::Text,
+        Dismiss | Jump | Open | Calc | XShow => return None,
         _ => Near::Play,
-    }
+    })
 }
 
-/// Does what control `el` (of action `act`) asks on `ev`; `false` if nothing.
-fn on_act(
+/// Does what control `el` asks (`action`) on `ev`; `false` if nothing.
+fn on_action(
     lab: Lab,
     learn: Learn,
     ev: Ev,
-    act: Act,
+    action: Action,
     el: &web_sys::Element,
     e: &web_sys::Event,
 ) -> bool {
     use Act::*;
-    match (ev, act) {
-        (Ev::Click, Back) => lab.step_back(),
-        (Ev::Click, Play) => lab.toggle_play(),
-        (Ev::Click, Step) => {
-            lab.playing.set(false);
-            lab.step_forward();
-        }
-        (Ev::Click, End) => lab.to_end(),
-        (Ev::Click, Restart) => lab.restart(),
-        (Ev::Click, Ack) => lab.command(idem_sim::Command::LoseNextResponse),
-        (Ev::Click, Parallel) => lab.command(idem_sim::Command::ParallelRetries(
-            lab.parallel_n.get_untracked(),
-        )),
-        (Ev::Click, Crash) => controls::crash(lab, el),
-        (Ev::Click, H1) => lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::HOUR)),
-        (Ev::Click, H25) => {
-            lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::hours(25)))
-        }
-        (Ev::Click, Copy) => controls::copy_link(lab),
-        (Ev::Click, Lang) => {
-            if let Some(l) = el
-                .get_attribute("data-lang")
-                .and_then(|v| crate::lesson::Lang::parse(&v))
-            {
-                lesson::switch(lab, l);
+    // Enter or Space on a message or an arrow (focusable SVG, not buttons) is a click.
+    let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
+    let pressed = ev == Ev::Click || matches!(key.as_deref(), Some("Enter" | " "));
+    match (ev, action) {
+        (_, Action::Lose(id)) if pressed => {
+            if !topology::lose(lab, id) {
+                return false;
+            }
+            if key.is_some() {
+                e.prevent_default();
             }
         }
-        (Ev::Click, Dismiss) => {
-            controls::share_link(true);
-            lab.notices.set(Vec::new());
+        (_, Action::Jump(k)) if pressed => {
+            if key.is_some() {
+                e.prevent_default();
+            }
+            panes::jump(lab, k, key.is_some());
         }
-        (Ev::Click, Try) => controls::try_lab(lab),
-        (Ev::Change, Scenario) => controls::pick_scenario(lab, el),
-        (Ev::Change, Speed) => controls::speed(lab, el),
-        (Ev::Input, ParallelN) => controls::parallel_typed(lab, el),
-        (Ev::Change, ParallelN) => controls::parallel_left(lab, el),
-        (Ev::Change, Toggle) => controls::toggle(lab, el),
-        (Ev::Change, Retry) => controls::retry(lab, el),
-        (Ev::Input, Scrub) => controls::scrub(lab, el),
-        (Ev::Change, Future) => lab.future.set(checked(el)),
-        (Ev::Click, Explore) => explore::start(lab),
-        (Ev::Click, XCancel) => explore::cancel(lab),
-        (Ev::Change, Cmp) => explore::compare(lab),
-        (Ev::Click, XShow) => {
+        (Ev::Click, Action::Open { scenario, at_start }) => {
             if plain_click(e) {
                 e.prevent_default();
-                explore::show(lab, el);
+                lesson::open_link(lab, scenario, at_start);
             }
         }
-        (Ev::Submit, Check) => lesson::check(lab, learn, el),
-        (Ev::Click, Continue) => lesson::go_on(lab, learn),
-        (Ev::Click, Clear) => lesson::clear(lab, learn),
-        (Ev::Change, Predict) => lesson::set_predict(learn, checked(el)),
+        (Ev::Click, Action::Crash(n)) => controls::crash(lab, n),
+        (Ev::Click, Action::Lang(l)) => lesson::switch(lab, l),
+        (Ev::Change, Action::Toggle(t)) => controls::toggle(lab, t, checked(el)),
+        (Ev::Change, Action::Retry(i)) => controls::retry(lab, i, el),
+        (Ev::Click, Action::XShow { href, mark, note }) => {
+            if plain_click(e) {
+                e.prevent_default();
+                explore::show(lab, &href, mark, note);
+            }
+        }
+        (ev, Action::Do(act)) => match (ev, act) {
+            (Ev::Click, Back) => lab.step_back(),
+            (Ev::Click, Play) => lab.toggle_play(),
+            (Ev::Click, Step) => {
+                lab.playing.set(false);
+                lab.step_forward();
+            }
+            (Ev::Click, End) => lab.to_end(),
+            (Ev::Click, Restart) => lab.restart(),
+            (Ev::Click, Ack) => lab.command(idem_sim::Command::LoseNextResponse),
+            (Ev::Click, Parallel) => lab.command(idem_sim::Command::ParallelRetries(
+                lab.parallel_n.get_untracked(),
+            )),
+            (Ev::Click, H1) => lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::HOUR)),
+            (Ev::Click, H25) => {
+                lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::hours(25)))
+            }
+            (Ev::Click, Copy) => controls::copy_link(lab),
+            (Ev::Click, Dismiss) => {
+                controls::share_link(true);
+                lab.notices.set(Vec::new());
+            }
+            (Ev::Click, Try) => controls::try_lab(lab),
+            (Ev::Change, Scenario) => controls::pick_scenario(lab, el),
+            (Ev::Change, Speed) => controls::speed(lab, el),
+            (Ev::Input, ParallelN) => controls::parallel_typed(lab, el),
+            (Ev::Change, ParallelN) => controls::parallel_left(lab, el),
+            (Ev::Input, Scrub) => controls::scrub(lab, el),
+            (Ev::Change, Future) => lab.future.set(checked(el)),
+            (Ev::Input, Calc) => lesson::recalc(lab.lang.get_untracked(), el),
+            (Ev::Click, Explore) => explore::start(lab),
+            (Ev::Click, XCancel) => explore::cancel(lab),
+            (Ev::Change, Cmp) => explore::compare(lab),
+            (Ev::Submit, Check) => lesson::check(lab, learn, el),
+            (Ev::Click, Continue) => lesson::go_on(lab, learn),
+            (Ev::Click, Clear) => lesson::clear(lab, learn),
+            (Ev::Change, Predict) => lesson::set_predict(learn, checked(el)),
+            _ => return false,
+        },
         _ => return false,
     }
     true

@@ -2,6 +2,7 @@
 //! Each is one reactive piece of markup rendered by [`crate::render`] from
 //! the simulation's world and trace.
 
+use super::act::Action;
 use super::state::Lab;
 use crate::render;
 use leptos::prelude::*;
@@ -141,44 +142,33 @@ pub fn lane_width(tall: bool, lanes: usize) -> f64 {
     (fit / lanes.max(1) as f64).min(most)
 }
 
-/// A click on an arrow of the sequence diagram, or Enter or Space on a focused one,
-/// jumps to the step that sent it; the arrow keys move the focus from arrow to arrow
-/// (the diagram is one Tab stop). Called by the page's one delegated listener;
-/// `false` if the event was elsewhere.
-pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    use wasm_bindgen::JsCast;
-    let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
-    let by = match key.as_deref() {
-        Some("ArrowDown" | "ArrowRight") => 1,
-        Some("ArrowUp" | "ArrowLeft") => -1,
-        Some("Enter" | " ") => 0,
-        Some(_) => return false,
-        None if e.type_() != "click" => return false,
-        None => 0,
-    };
-    if by != 0 {
-        return move_focus(e, by);
-    }
-    let step = super::closest(e, ".sequence [data-step]")
-        .and_then(|el| el.get_attribute("data-step"))
-        .and_then(|s| s.parse::<usize>().ok());
-    let Some(k) = step else { return false };
-    if key.is_some() {
-        e.prevent_default();
-    }
+/// A click on an arrow or a mark of the sequence diagram, or Enter or Space on a
+/// focused arrow ([`Action::Jump`], from the page's one listener), goes to step `k`;
+/// a keyboard reader (`by_key`) stays on the arrow of that step.
+pub fn jump(lab: Lab, k: usize, by_key: bool) {
     lab.playing.set(false);
     lab.go(k);
     // The diagram is drawn anew: keep a keyboard reader on the arrow of that step.
-    if key.is_some() {
+    if by_key {
         request_animation_frame(move || {
-            let sel = format!(".sequence [data-step=\"{k}\"][role=button]");
+            use wasm_bindgen::JsCast;
+            let sel = format!(".sequence {}[role=button]", Action::Jump(k).selector());
             // An SVG element: `focus` is the same method on it (no `SvgElement` binding needed).
             if let Some(el) = document().query_selector(&sel).ok().flatten() {
                 let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
             }
         });
     }
-    true
+}
+
+/// The arrow keys in a sequence diagram move the focus from arrow to arrow (the
+/// diagram is one Tab stop); `false` for another key or outside a diagram.
+pub fn arrow_key(e: &web_sys::Event, key: &str) -> bool {
+    match key {
+        "ArrowDown" | "ArrowRight" => move_focus(e, 1),
+        "ArrowUp" | "ArrowLeft" => move_focus(e, -1),
+        _ => false,
+    }
 }
 
 /// An arrow key in a sequence diagram: the focus goes to the next (`by` 1) or the

@@ -1,8 +1,10 @@
 //! The topology on the page: its markup comes from [`crate::render::topology`]
 //! once per step; between steps, an effect moves each message along its link
 //! as the glide progresses (only `transform` and `class` change per frame).
-//! Clicks and keys reach it through the page's one listener ([`on_event`]).
+//! Clicks and keys on a message ([`Action::Lose`]) reach it through the page's one
+//! listener ([`lose`]).
 
+use super::act::{Act, Action};
 use super::state::Lab;
 use crate::html::tenths;
 use crate::layout::{Layout, TAG_RISE};
@@ -43,7 +45,7 @@ pub fn Topology() -> impl IntoView {
         else {
             return;
         };
-        let Ok(nodes) = el.query_selector_all("[data-msg]") else {
+        let Ok(nodes) = el.query_selector_all(Act::Lose.selector()) else {
             return;
         };
         let (t0, t1) = (lab.prev.with(|w| w.now.0), lab.world.with(|w| w.now.0));
@@ -57,11 +59,7 @@ pub fn Topology() -> impl IntoView {
                     else {
                         continue;
                     };
-                    let Some(id) = g
-                        .get_attribute("data-msg")
-                        .and_then(|s| s.parse::<u32>().ok())
-                        .map(MsgId)
-                    else {
+                    let Ok(Action::Lose(id)) = Action::parse(&|n| g.get_attribute(n)) else {
                         continue;
                     };
                     // As `render::messages` draws it: the version before this step wins.
@@ -103,31 +101,14 @@ pub fn Topology() -> impl IntoView {
     }
 }
 
-/// A click on a message in flight, or Enter or Space on a focused one, loses it
-/// (and the key does not reach the page's Space = play). Called by the page's one
-/// delegated listener; `false` if the event was not for a message.
-pub fn on_event(lab: Lab, e: &web_sys::Event) -> bool {
-    let key = e.dyn_ref::<web_sys::KeyboardEvent>().map(|k| k.key());
-    if key.as_ref().is_some_and(|k| k != "Enter" && k != " ") {
-        return false;
-    }
-    if key.is_none() && e.type_() != "click" {
-        return false;
-    }
-    let id = super::closest(e, "[data-msg]")
-        .and_then(|el| el.get_attribute("data-msg"))
-        .and_then(|s| s.parse::<u32>().ok())
-        .map(MsgId);
-    let Some(id) = id else { return false };
+/// Loses message `id` if it is still in flight (a click on it, or Enter or Space on
+/// it: the page's one delegated listener); `false` if it was not.
+pub fn lose(lab: Lab, id: MsgId) -> bool {
     let live = lab
         .world
         .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
     if live {
-        super::controls::near(super::controls::Near::Play);
         lab.command(Command::Lose(id));
-        if key.is_some() {
-            e.prevent_default();
-        }
     }
     live
 }
