@@ -6,11 +6,12 @@
 // It stands after Trunk's <meta name="wasm-app">, which it reads (see 3).
 //
 // 1. The page of the reader's language. The lesson is prerendered once per language
-//    (build/prerender.mjs): index.html in English and ru.html in Russian, side by side,
-//    so relative paths work from any sub-path. The language is `lang=` of the link
+//    (build/prerender.mjs): en.html in English and ru.html in Russian, side by side,
+//    so relative paths work from any sub-path; the bare address (index.html) is a tiny
+//    page that sends the reader to theirs, by `lang=` or the browser's language
+//    (build/prerender.mjs, `chooser`). Here the language is `lang=` of the link
 //    (`ru`, `en`, any case, with or without a region, as Lang::parse in
-//    src/lesson/mod.rs); without one, the page's own, except index.html, the address
-//    readers land on, which follows the browser's language. If that is not this page's,
+//    src/lesson/mod.rs); without one, the page's own. If that is not this page's,
 //    it replaces the location by the other page with the same query and hash and marks
 //    <html data-redirect>: style/main.css draws nothing, scorm.js opens no LMS session,
 //    and nothing below runs. `embed=1` marks <html class="embed"> at once, so an
@@ -40,14 +41,14 @@
   if (window.idemBoot) return;
   window.idemBoot = true;
   const html = document.documentElement;
-  const pages = { en: 'index.html', ru: 'ru.html' };
+  const pages = { en: 'en.html', ru: 'ru.html' };
   const query = new URLSearchParams(location.search);
   const tag = (s) => {
     const primary = String(s ?? '').trim().split(/[-_]/)[0].toLowerCase();
     return Object.hasOwn(pages, primary) ? primary : null;
   };
   const own = html.lang;
-  const want = tag(query.get('lang')) ?? (own === 'en' ? tag(navigator.language) ?? 'en' : own);
+  const want = tag(query.get('lang')) ?? own;
   if (query.get('embed') === '1') html.classList.add('embed');
   if (want !== own) {
     html.setAttribute('data-redirect', want);

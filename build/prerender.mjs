@@ -1,12 +1,15 @@
 // Trunk post_build hook, after minify.mjs (Trunk.toml runs them in this order): the
 // lesson's text at first paint. Writes one page per language into the staging dir:
-// index.html in English and ru.html in Russian, each Trunk's index.html with every
+// en.html in English and ru.html in Russian, each Trunk's index.html with every
 // `data-prerender="NAME"` slot filled by the part NAME of the sections fragment
 // public/lesson/<lang>.html, and its <html lang>, <title> and description set from the
 // parts `title` and `description`. The fragments are rendered by src/lesson/fragment.rs
 // and kept fresh by the test `fragments_are_fresh`: the prose has one source. Runs in
 // debug builds too (`make serve`), so the page served there is the same shell.
-// boot.js sends a reader to the page of their language.
+// index.html, the bare address, becomes a page of a few hundred bytes that only sends
+// the reader on to the page of their language (`chooser`), so neither language pays for
+// the other's prose before its own (issue 28: a Russian reader downloaded the English
+// page, 24 KB gzip, before the redirect). boot.js follows `lang=` of a link on either page.
 //
 // It also puts the style sheet and boot.js into each page (`inline`): both block the
 // first paint, and as files they cost a round trip before it (on a loaded machine the
@@ -29,10 +32,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The page of each language, side by side in dist/ so relative paths stay right; boot.js
- * sends a reader to theirs (src/lesson/fragment.rs `page_file` names them alike).
+ * The page of each language, side by side in dist/ so relative paths stay right; the
+ * chooser and boot.js send a reader to theirs (src/lesson/fragment.rs `page_file` names
+ * them alike).
  */
-export const PAGES = { en: 'index.html', ru: 'ru.html' };
+export const PAGES = { en: 'en.html', ru: 'ru.html' };
+
+/** The bare address: the chooser, which only sends the reader on to a page of PAGES. */
+export const CHOOSER = 'index.html';
 
 /**
  * The style sheet and boot.js as files: each page carries both inline; its
@@ -131,7 +138,31 @@ export function inline(shell, read, withPolicy = true) {
   return { html: out, files: [css, js], fallback: late };
 }
 
-/** Both pages into Trunk's staging dir. */
+/**
+ * The bare address's page: a script that replaces the location by the page of the
+ * reader's language, with the same query and hash. The language is `lang=` of the link
+ * (`ru`, `en`, any case, with or without a region, as boot.js and Lang::parse in
+ * src/lesson/mod.rs read it), else the browser's, else English. The script is inline,
+ * allowed by its hash; where a host's policy refuses it, the same text as a file of
+ * FALLBACK_DIR, deferred, does it (the mark `idemChose` keeps it to once). Without
+ * script, the two pages' links. Returns the page and that file's name and text.
+ */
+export function chooser(title) {
+  const script =
+    `(()=>{if(window.idemChose)return;window.idemChose=1;const p=${JSON.stringify(PAGES).replace(/"/g, "'")},` +
+    `t=s=>{s=String(s??'').trim().split(/[-_]/)[0].toLowerCase();return Object.hasOwn(p,s)?s:null};` +
+    `location.replace(p[t(new URLSearchParams(location.search).get('lang'))??t(navigator.language)??'en']+location.search+location.hash)})();`;
+  const file = `choose-${createHash('sha256').update(script).digest('hex').slice(0, 16)}.js`;
+  const html =
+    `<!doctype html><html lang="ru"><head><meta charset="utf-8">` +
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' '${sha256(script)}'">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>` +
+    `<script>${script}</script><script src="./${FALLBACK_DIR}${file}" defer></script></head>` +
+    `<body><noscript><p><a href="./${PAGES.ru}">Русский</a> · <a href="./${PAGES.en}" lang="en">English</a></p></noscript></body></html>\n`;
+  return { html, file, script };
+}
+
+/** Both pages and the chooser into Trunk's staging dir. */
 function main() {
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('TRUNK_STAGING_DIR is not set: this script runs as a Trunk hook');
@@ -154,6 +185,10 @@ for (const [lang, page] of Object.entries(PAGES)) {
   writeFileSync(path.join(dir, page), html);
   console.log(`prerender: ${page} (${lang}), ${html.length} bytes`);
 }
+const choose = chooser(shell.match(/<title>([^<]*)<\/title>/)[1]);
+writeFileSync(path.join(dir, FALLBACK_DIR, choose.file), choose.script + '\n');
+writeFileSync(path.join(dir, CHOOSER), choose.html);
+console.log(`prerender: ${CHOOSER} (the chooser), ${choose.html.length} bytes`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

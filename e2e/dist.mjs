@@ -5,10 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-import { FALLBACK_DIR, PAGES } from '../build/prerender.mjs';
+import { CHOOSER, FALLBACK_DIR, PAGES } from '../build/prerender.mjs';
 
 // The build's facts, for the tests and the bench.
-export { FALLBACK_DIR, PAGES };
+export { CHOOSER, FALLBACK_DIR, PAGES };
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(REPO, 'dist');
@@ -84,16 +84,19 @@ export function distSizes(dir = DIST) {
   return { files, total };
 }
 
+/** What the bare address (index.html, the chooser) may add to a page load: 2 KB gzip. */
+export const BARE_EXTRA_BYTES = 2 * 1024;
+
 /**
  * Files a page load in `lang` transfers, less the open scenario's text: the page of
  * `lang` (its text prerendered in it) and everything else outside public/lesson/ but
- * the other language's page, worker/ and fallback/ (the module, glue, scripts and icon;
+ * the other language's page, the chooser, worker/ and fallback/ (the module, glue, scripts and icon;
  * the explorer's worker is fetched only when the Explore panel opens, the fallback's
  * files only under a host's policy that refuses the page's inline style and boot.js). The sections
  * fragments are not fetched at load: only when the reader switches language.
  */
 export function pageLoadFiles(lang) {
-  const otherPages = new Set(Object.entries(PAGES).filter(([l]) => l !== lang).map(([, p]) => p));
+  const otherPages = new Set([CHOOSER, ...Object.entries(PAGES).filter(([l]) => l !== lang).map(([, p]) => p)]);
   return new Set(
     distFiles().filter(
       (f) => !f.startsWith(LESSON_DIR) && !f.startsWith(WORKER_DIR) && !f.startsWith(FALLBACK_DIR) && !otherPages.has(f),
@@ -114,4 +117,19 @@ export function pageLoadSizes(lang) {
   const total = { raw: 0, gzip: 0, brotli: 0 };
   for (const f of counted) for (const k of Object.keys(total)) total[k] += f[k];
   return { files: counted, total };
+}
+
+/**
+ * What the bare address adds to a page load in either language: the chooser (index.html)
+ * and the file of its script, which its deferred tag fetches too (build/prerender.mjs
+ * `chooser`).
+ */
+export function chooserSizes() {
+  const html = readFileSync(path.join(DIST, CHOOSER), 'utf8');
+  const script = html.match(/<script src="\.\/([^"]+)" defer><\/script>/)?.[1];
+  if (!script) throw new Error(`${CHOOSER} has no deferred script`);
+  const files = [CHOOSER, script].map((file) => ({ file, ...compressedSizes(readFileSync(path.join(DIST, file))) }));
+  const total = { raw: 0, gzip: 0, brotli: 0 };
+  for (const f of files) for (const k of Object.keys(total)) total[k] += f[k];
+  return { files, total };
 }

@@ -6,11 +6,13 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { SCENARIOS } from './catalogue.mjs';
-import { policy, sha256 } from '../build/prerender.mjs';
+import { chooser, policy, sha256 } from '../build/prerender.mjs';
 import { policyOf } from './server.mjs';
 
 import {
   assertDistBuilt,
+  BARE_EXTRA_BYTES,
+  CHOOSER,
   DIST,
   GZIP_BUDGET_BYTES,
   LANGS,
@@ -18,6 +20,7 @@ import {
   PAGES,
   WORKER_DIR,
   WORKER_GZIP_BUDGET_BYTES,
+  chooserSizes,
   distFiles,
   pageLoadSizes,
   workerSizes,
@@ -45,6 +48,22 @@ describe('dist/ (release build)', () => {
       );
     });
   }
+
+  test(`the bare address (${CHOOSER}) only chooses the page: it adds at most ${BARE_EXTRA_BYTES} bytes gzip to a load in either language`, (t) => {
+    const { files, total } = chooserSizes();
+    for (const f of files) t.diagnostic(`${f.file}: ${f.raw} raw, ${f.gzip} gzip`);
+    assert.ok(total.gzip <= BARE_EXTRA_BYTES, `the chooser weighs ${total.gzip} bytes gzip`);
+    const html = readFileSync(path.join(DIST, CHOOSER), 'utf8');
+    // What the hook wrote: the chooser of the shell's title, its script inline (allowed by
+    // its hash in its own policy) and as the file a host's strict policy leaves to run.
+    const title = html.match(/<title>([^<]*)<\/title>/)[1];
+    const made = chooser(title);
+    assert.equal(html, made.html);
+    assert.equal(readFileSync(path.join(DIST, files[1].file), 'utf8').trim(), made.script);
+    assert.equal(policyOf(html), `default-src 'self'; script-src 'self' '${sha256(made.script)}'`);
+    for (const page of Object.values(PAGES)) assert.ok(html.includes(`href="./${page}"`), `a link to ${page} without script`);
+    assert.ok(!html.includes('<style'), 'no style');
+  });
 
   test(`the explorer's worker weighs at most ${WORKER_GZIP_BUDGET_BYTES} bytes gzip and no page load counts it`, (t) => {
     const { files, total } = workerSizes();
@@ -124,7 +143,7 @@ describe('dist/ (release build)', () => {
       assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'ids used twice');
       for (const id of ['page', 'page-header', 'lab', 'lab-title']) assert.ok(ids.includes(id), `#${id}`);
       const head = (h) => h.slice(0, h.indexOf('</head>')).replace(/<html lang="[^"]*"|<title>[^<]*|content="[^"]*"/g, '');
-      assert.equal(head(html), head(pages.en), 'the same head as index.html but for the language');
+      assert.equal(head(html), head(pages.en), `the same head as ${PAGES.en} but for the language`);
     });
   }
 });

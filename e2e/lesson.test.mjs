@@ -225,7 +225,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       assert.equal(await out('keys'), '—', 'an empty field computes nothing');
       assert.match(await out('verdict'), /Mutating requests per second.*from 0 to 100,000,000/);
       await calc.locator('input[name=ttl]').press('Enter');
-      assert.equal(new URL(lab.page.url()).pathname, '/', 'Enter in the form does not navigate');
+      assert.equal(new URL(lab.page.url()).pathname, `/${PAGES.en}`, 'Enter in the form does not navigate');
     });
   });
 

@@ -1,16 +1,18 @@
 // Issue 13, item 3: the lesson's text at first paint. Each language has its page with the
-// prose prerendered (index.html English, ru.html Russian): the text is in the HTTP
+// prose prerendered (en.html English, ru.html Russian): the text is in the HTTP
 // response before any script runs, it reads without JavaScript, and without WebAssembly
 // the whole lesson stays with one line saying the lab needs it. The module enhances the
 // page (the prose nodes stay, nothing above the lab moves, no id twice); deep links,
-// the browser's language and the language switch land on the right page.
+// the browser's language and the language switch land on the right page, and the bare
+// address (index.html, a chooser of a few hundred bytes) costs a reader of either language
+// at most 2 KB more than their page's own load (issue 28, item 4).
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { DIST, LANGS, PAGES } from './dist.mjs';
+import { BARE_EXTRA_BYTES, DIST, LANGS, PAGES, compressedSizes } from './dist.mjs';
 import { CYRILLIC, LabPage, releaseBuildHarness } from './lab-page.mjs';
 import { ARTIFACTS, LessonPage } from './lesson-page.mjs';
 
@@ -184,12 +186,14 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
   test('the bare address follows the browser language; lang= of a link wins, on either page', async () => {
     for (const [locale, url, landing, lang] of [
       ['ru-RU', '', 'ru.html', 'ru'],
-      ['en-US', '', 'index.html', 'en'],
-      ['de-DE', '', 'index.html', 'en'],
+      ['en-US', '', 'en.html', 'en'],
+      ['de-DE', '', 'en.html', 'en'],
       ['en-US', '?lang=ru', 'ru.html', 'ru'],
-      ['ru-RU', '?lang=en', 'index.html', 'en'],
-      ['ru-RU', 'ru.html?lang=EN-gb', 'index.html', 'en'],
+      ['ru-RU', '?lang=en', 'en.html', 'en'],
+      ['ru-RU', 'index.html?lang=ru-RU#lab', 'ru.html', 'ru'],
+      ['ru-RU', 'ru.html?lang=EN-gb', 'en.html', 'en'],
       ['en-US', 'ru.html', 'ru.html', 'ru'],
+      ['ru-RU', 'en.html', 'en.html', 'en'],
     ]) {
       const ctx = await env.browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
       const lesson = new LessonPage(await ctx.newPage());
@@ -204,6 +208,47 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
       } finally {
         await ctx.close();
       }
+    }
+  });
+
+  // What a load transfers, as the budget counts it: the gzip bytes of every file of dist/
+  // the page fetched (e2e/server.mjs sends them uncompressed; a host would compress them).
+  const transferred = async (locale, url) => {
+    const ctx = await env.browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+    const lesson = new LessonPage(await ctx.newPage());
+    const files = [];
+    lesson.page.on('requestfinished', (r) => {
+      const u = new URL(r.url());
+      if (u.origin === new URL(env.server.url).origin) files.push(decodeURIComponent(u.pathname).replace(/^\//, '') || 'index.html');
+    });
+    try {
+      await lesson.page.goto(env.server.url + url);
+      await lesson.waitUntilReady();
+      const lang = await lesson.page.getAttribute('html', 'lang');
+      const gzip = files.reduce((n, f) => n + compressedSizes(readFileSync(path.join(DIST, f))).gzip, 0);
+      return { lang, files, gzip };
+    } finally {
+      await ctx.close();
+    }
+  };
+
+  test(`from the bare address a reader of either language transfers at most their page's own load + ${BARE_EXTRA_BYTES} bytes gzip`, async (t) => {
+    for (const [locale, url, lang] of [
+      ['ru-RU', '', 'ru'],
+      ['en-US', '?lang=ru', 'ru'],
+      ['en-US', '', 'en'],
+      ['ru-RU', '?lang=en', 'en'],
+    ]) {
+      const own = await transferred(locale, PAGES[lang] + url);
+      const bare = await transferred(locale, url);
+      t.diagnostic(`${locale} '${url}': ${bare.gzip} bytes gzip from the bare address, ${own.gzip} from ${PAGES[lang]}`);
+      assert.equal(bare.lang, lang, `${locale} '${url}' lands in ${lang}`);
+      const other = PAGES[lang === 'ru' ? 'en' : 'ru'];
+      assert.ok(!bare.files.includes(other), `${locale} '${url}': ${other} is not fetched: ${bare.files.join(', ')}`);
+      assert.ok(
+        bare.gzip <= own.gzip + BARE_EXTRA_BYTES,
+        `${locale} '${url}': ${bare.gzip} bytes gzip from the bare address, more than ${PAGES[lang]}'s ${own.gzip} + ${BARE_EXTRA_BYTES}: ${bare.files.join(', ')}`,
+      );
     }
   });
 
@@ -244,7 +289,7 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
       assert.equal(await lab.page.getAttribute('html', 'lang'), 'ru');
       await lab.byId('lang-en').click();
       await lab.page.waitForFunction((t) => document.querySelector('#why-retries h2')?.textContent === t, en[0].title);
-      await lab.page.waitForFunction(() => location.pathname.endsWith('/index.html') && location.search.includes('lang=en'));
+      await lab.page.waitForFunction(() => location.pathname.endsWith('/en.html') && location.search.includes('lang=en'));
       assert.doesNotMatch(await lab.page.locator('h1').textContent(), CYRILLIC);
     });
   });
@@ -252,7 +297,7 @@ describe('the text at first paint (release build, strict CSP)', { timeout: 300_0
   test('embed=1 never shows the prose, before or after the module starts', async () => {
     const { ctx, lesson, release } = await withModuleHeld(env.browser);
     try {
-      await lesson.page.goto(env.server.url + '?lang=ru&embed=1&scenario=naive-post', { waitUntil: 'domcontentloaded' });
+      await lesson.page.goto(env.server.url + PAGES.ru + '?lang=ru&embed=1&scenario=naive-post', { waitUntil: 'domcontentloaded' });
       assert.equal(await lesson.page.locator('#why-retries').isVisible(), false, 'no prose before the module');
       assert.equal(await lesson.page.locator('h1').isVisible(), false, 'no header before the module');
       release();

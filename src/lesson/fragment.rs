@@ -6,7 +6,7 @@
 //! host-side renderer writes the fragments under `public/lesson/`, a test
 //! (`fragments_are_fresh`) keeps the committed files equal to what it renders, and
 //! the build's last hook (`build/prerender.mjs`) writes the sections of each language
-//! into that language's page (`index.html` English, `ru.html` Russian), so the
+//! into that language's page (`en.html` English, `ru.html` Russian), so the
 //! lesson is text at first paint, before and without the module. The module fetches
 //! only what the page does not hold: the other language's sections (`<lang>.html`)
 //! when the reader switches, and the text of the scenario open in the lab
@@ -39,7 +39,7 @@ use crate::ui::act::{Act, Action};
 use std::fmt::Write;
 
 /// The parts of a sections fragment that the build's last hook (`build/prerender.mjs`)
-/// writes into the page of its language (`index.html`, `ru.html`): the `<title>`, the
+/// writes into the page of its language (`en.html`, `ru.html`): the `<title>`, the
 /// description, the page header, the prose `before` the lab, the lab's place, the prose
 /// `after` it. The module reads only `header`, `before` and `after`, when the reader
 /// switches to the other language.
@@ -58,7 +58,7 @@ pub const PAGE_PARTS: [&str; 7] = [
 /// `the_pages_are_named_alike` keeps the three in step).
 pub fn page_file(lang: Lang) -> &'static str {
     match lang {
-        Lang::En => "index.html",
+        Lang::En => "en.html",
         Lang::Ru => "ru.html",
     }
 }
