@@ -546,7 +546,7 @@ pub static LESSON: Lesson = Lesson {
                         "None: the idempotent producer drops duplicates.",
                     ],
                     correct: 2,
-                    explain: "K1 names the operation, so every publish carries the same id. A fresh UUID makes the second publish look new; it sits at another offset; the idempotent producer drops only its own retries.",
+                    explain: "K1 names the operation, so every publish carries the same id. A fresh UUID makes the second publish look new; a second publish sits at another offset; the idempotent producer drops only its own retries.",
                 }),
             ],
         },
