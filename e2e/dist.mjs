@@ -14,12 +14,13 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DIST = path.join(REPO, 'dist');
 
 /**
- * Gzip bytes a page load may transfer: 210 KB. It was 200 KB until this round's model
- * (the screen's invariant, the PAYING lease, recovery, Postgres's races and deadlocks)
- * and the lab's progressive layout took the Russian load from 197,648 to 209,022 bytes; the
- * next step is 180 KB (issue 28), which now has 28 KB to cut.
+ * Gzip bytes a page load may transfer: 205 KB. It was 200 KB until this round's model
+ * and the lab's progressive layout took the Russian load to 209,022 bytes (210 KB); the
+ * lesson a third shorter brought it to 204,806, the typed actions to 206,428 (English
+ * 201,890), and the budget follows it down. Issue 28's step is 180 KB: the module alone
+ * is 174 KB of it.
  */
-export const GZIP_BUDGET_BYTES = 210 * 1024;
+export const GZIP_BUDGET_BYTES = 205 * 1024;
 
 /** The lesson's text, fetched at run time: only the reader's language, only the open scenario. */
 export const LESSON_DIR = 'public/lesson/';
