@@ -180,7 +180,7 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::StoreResponse => ui.ph_store_response,
         Phase::Rollback => ui.ph_rollback,
         Phase::Reply => ui.ph_reply,
-        Phase::Debit => ui.ph_debit,
+        Phase::UpdateRow => ui.ph_update_row,
         Phase::ReadAccount => ui.ph_read_account,
         Phase::InsertOp => ui.ph_insert_op,
         Phase::Increment => ui.ph_increment,

@@ -3,7 +3,7 @@
 //! Rust, tested on the host; the worker crate renders the replies as markup
 //! (`worker/src/view.rs`).
 
-use crate::explore::{Bound, Choice, Outcome, Report, Search};
+use crate::explore::{Bound, Choice, EndState, Report, Search};
 use crate::run::Run;
 use crate::scenario::Toggles;
 use crate::truth::{self, Fault, Replay};
@@ -31,8 +31,8 @@ pub enum Reply {
     Compared {
         defences: Toggles,
         step: Option<usize>,
-        mine: Box<Outcome>,
-        other: Box<Outcome>,
+        mine: Box<EndState>,
+        other: Box<EndState>,
     },
 }
 
@@ -48,12 +48,12 @@ pub struct Found {
     pub outcomes: Vec<Bar>,
 }
 
-/// One outcome of the histogram: the explorer's [`Outcome`], how many
+/// One outcome of the histogram: the explorer's [`EndState`], how many
 /// distinct end states have it, and the shortest run to it as the lab
 /// replays it (`None`: it needs a race the lab's commands cannot express).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bar {
-    pub outcome: Outcome,
+    pub outcome: EndState,
     pub count: u32,
     pub show: Option<Replay>,
 }
@@ -106,8 +106,8 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
         post(&Reply::Compared {
             defences,
             step: run.diverges(&other),
-            mine: Box::new(Outcome::of(run.end())),
-            other: Box::new(Outcome::of(other.end())),
+            mine: Box::new(EndState::of(run.end())),
+            other: Box::new(EndState::of(other.end())),
         });
         return;
     }

@@ -5,7 +5,7 @@
 //! fast-forward the clock. [`explore`] tries them breadth first, within a
 //! [`Bound`], from a start world, and reports every invariant some reachable
 //! world breaks, each with the *shortest* path of choices that breaks it, and
-//! a histogram of the quiet end states ([`Outcome`]s).
+//! a histogram of the quiet end states ([`EndState`]s).
 //!
 //! Visited worlds are kept as 64-bit fingerprints only ([`World::fingerprint`]):
 //! a hash of the world's canonical form, which leaves out pure bookkeeping
@@ -46,7 +46,7 @@ mod path;
 mod report;
 pub use fingerprint::{FingerprintSet, FxHasher, IdentityHasher};
 pub use path::{describe, to_commands, NotCommands, Script};
-pub use report::{Believed, Ending, Outcome, Report};
+pub use report::{Believed, EndState, Ending, Report};
 
 /// A choice the world can make at a step, listed as data for an explorer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -393,7 +393,7 @@ impl Found {
         }
         if w.is_quiet() && !down {
             self.report.ends += 1;
-            let outcome = Outcome::of(w);
+            let outcome = EndState::of(w);
             let ordered = tree[node as usize].ordered;
             match self
                 .report

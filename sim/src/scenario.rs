@@ -51,7 +51,7 @@ phases! {
     Reply,
     /// The conditional UPDATE of a row (or not): a debit of the account, or a
     /// PUT's new email.
-    Debit,
+    UpdateRow,
     /// SELECT the account (re-read).
     ReadAccount,
     InsertOp,

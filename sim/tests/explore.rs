@@ -2,7 +2,7 @@
 //! ignores bookkeeping and nothing else, its paths are the shortest, it is
 //! deterministic, and it finds each scenario's textbook violation.
 
-use idem_sim::explore::{explore, to_commands, Bound, Choice, NotCommands, Outcome};
+use idem_sim::explore::{explore, to_commands, Bound, Choice, EndState, NotCommands};
 use idem_sim::scenario::{self, Scenario};
 use idem_sim::world::Event;
 use idem_sim::{Config, Invariant, Millis, NodeId, Run, Toggles, World};
@@ -53,7 +53,7 @@ fn violation_and_outcome_paths_replay_to_their_worlds() {
         for e in &r.outcomes {
             let w = replay(&start, &e.path);
             assert!(w.is_quiet(), "{id}: {:?}", e.path);
-            assert_eq!(Outcome::of(&w), e.outcome, "{id}");
+            assert_eq!(EndState::of(&w), e.outcome, "{id}");
         }
     }
 }

@@ -997,7 +997,7 @@ pub static UI: Ui = Ui {
     ph_store_response: "stores the response under the key",
     ph_rollback: "rolls back",
     ph_reply: "answers the client",
-    ph_debit: "runs the UPDATE",
+    ph_update_row: "runs the UPDATE",
     ph_read_account: "reads the row",
     ph_insert_op: "records the op_id",
     ph_increment: "increments the counter",

@@ -217,13 +217,13 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 "POST /accounts/1/debit {amount: 20, expected_version: 5}",
             ),
             l(
-                &[In(Debit)],
+                &[In(UpdateRow)],
                 "UPDATE accounts SET balance = balance - 20, version = version + 1 WHERE id = 1 AND version = 5",
                 "без проверки: WHERE id = 1",
                 "no check: WHERE id = 1",
             ),
             c(
-                &[After(Debit, ReadAccount)],
+                &[After(UpdateRow, ReadAccount)],
                 "SELECT * FROM accounts WHERE id = 1",
             ),
             l(
@@ -726,13 +726,13 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "PUT /profile {email: 'ann@app.io'}  If-Match: \"5\"",
                 ),
                 l(
-                    &[In(Debit)],
+                    &[In(UpdateRow)],
                     "UPDATE profiles SET email = 'ann@app.io', version = version + 1 WHERE id = 42 AND version = 5",
                     "без If-Match: WHERE id = 42",
                     "no If-Match: WHERE id = 42",
                 ),
                 c(
-                    &[After(Debit, ReadAccount)],
+                    &[After(UpdateRow, ReadAccount)],
                     "SELECT * FROM profiles WHERE id = 42",
                 ),
                 l(

@@ -685,7 +685,7 @@ ui_struct! {
     ph_store_response,
     ph_rollback,
     ph_reply,
-    ph_debit,
+    ph_update_row,
     ph_read_account,
     ph_insert_op,
     ph_increment,

@@ -997,7 +997,7 @@ pub static UI: Ui = Ui {
     ph_store_response: "сохраняет ответ под ключом",
     ph_rollback: "откатывает транзакцию",
     ph_reply: "отвечает клиенту",
-    ph_debit: "выполняет UPDATE",
+    ph_update_row: "выполняет UPDATE",
     ph_read_account: "читает строку",
     ph_insert_op: "записывает op_id",
     ph_increment: "увеличивает счётчик",

@@ -159,10 +159,6 @@ impl Lab {
         self.run.with(|r| r.len())
     }
 
-    pub fn at_end(&self) -> bool {
-        self.cursor.get() >= self.steps()
-    }
-
     /// Moves to step `k`. One step forward glides; any other move jumps.
     pub fn go(&self, k: usize) {
         let k = k.min(self.run.with_untracked(|r| r.len()));

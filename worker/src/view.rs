@@ -13,7 +13,7 @@
 
 use crate::html::Html;
 use idem_sim::answer::{Bar, Cell, Found, Reply};
-use idem_sim::explore::{Believed, Outcome};
+use idem_sim::explore::{Believed, EndState};
 use idem_sim::link;
 use idem_sim::scenario::{Scenario, Toggle};
 use idem_sim::truth::{Fault, Replay};
@@ -325,7 +325,7 @@ impl View {
     }
 
     /// An outcome in words: the money, the ledger, the app's belief, the invariants.
-    fn describe(&self, o: &Outcome) -> String {
+    fn describe(&self, o: &EndState) -> String {
         let t = self.t;
         let mut parts = Vec::new();
         let seen = &o.seen;

@@ -62,8 +62,8 @@ fn futures(w: &World, used: Used, bound: &Bound, cap: usize) -> Option<(Vec<u64>
 }
 
 /// What a state is worth at the end: whether it is quiet, and its outcome if so.
-fn ending(w: &World) -> Option<Outcome> {
-    w.is_quiet().then(|| Outcome::of(w))
+fn ending(w: &World) -> Option<EndState> {
+    w.is_quiet().then(|| EndState::of(w))
 }
 
 /// Explores `start` breadth first, keeping the first `keep` distinct worlds;

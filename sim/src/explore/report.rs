@@ -1,4 +1,4 @@
-//! What an exploration reports: the quiet end states summed up ([`Outcome`],
+//! What an exploration reports: the quiet end states summed up ([`EndState`],
 //! with the app's [`Believed`] per operation), grouped into [`Ending`]s, and
 //! the invariants broken with their shortest paths ([`Report`]).
 
@@ -40,7 +40,7 @@ impl Believed {
 /// invariants fail. End states are grouped by it, so a figure the catalogue
 /// adds is a figure the explorer tells apart.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Outcome {
+pub struct EndState {
     pub seen: Observables,
     /// What the client believes, per operation.
     pub beliefs: Vec<Believed>,
@@ -48,9 +48,9 @@ pub struct Outcome {
     pub broken: Vec<Invariant>,
 }
 
-impl Outcome {
-    pub fn of(w: &World) -> Outcome {
-        Outcome {
+impl EndState {
+    pub fn of(w: &World) -> EndState {
+        EndState {
             seen: w.observables(),
             beliefs: w
                 .client
@@ -76,7 +76,7 @@ impl Outcome {
 /// One bar of the outcome histogram.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Ending {
-    pub outcome: Outcome,
+    pub outcome: EndState,
     /// Distinct quiet worlds with this outcome.
     pub count: usize,
     /// A shortest path from the start to one of them.

@@ -6,7 +6,7 @@
 use crate::http::{Reply, Request, Response};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::node::handlers;
-use crate::node::rules::{Act, Call, Handling, Input, Stored};
+use crate::node::rules::{Call, Handling, Input, Move, Stored};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::Phase;
 use crate::scenario::Toggle;
@@ -130,13 +130,13 @@ impl Api {
             let (node, relay) = (h.node, h.is_relay());
             let act = handlers::rules(h, input, &mut self.memory, out);
             let call = match act {
-                Act::Go(phase, call) => {
+                Move::Go(phase, call) => {
                     if !self.enter(rid, phase, out) {
                         return;
                     }
                     call
                 }
-                Act::Respond(status, reply, replayed) => {
+                Move::Respond(status, reply, replayed) => {
                     if relay || self.enter(rid, Phase::Reply, out) {
                         self.respond(rid, status, reply, replayed, out);
                     }

@@ -8,7 +8,7 @@
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{ErrorCode, Reply};
 use crate::key::{KeyRecord, Paid};
-use crate::node::rules::{cell, key_cond, Act, Call, Handling, Input, Stored};
+use crate::node::rules::{cell, key_cond, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
 use crate::redis;
 use crate::scenario::{
@@ -70,8 +70,8 @@ pub fn key_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
 }
 
 /// The answer to a payment that went through; `replayed` when the ledger already had it.
-pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Act {
-    Act::Respond(
+pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Move {
+    Move::Respond(
         201,
         Reply::Payment {
             id: payment,
@@ -82,7 +82,7 @@ pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Act {
 }
 
 /// The answer `h` has for its payment: the one the ledger already had, or its own.
-pub(crate) fn answer(h: &Handling, amount: i64) -> Act {
+pub(crate) fn answer(h: &Handling, amount: i64) -> Move {
     let (id, amount) = payment_of(h, amount);
     paid(id, amount, h.existing.is_some())
 }
@@ -145,7 +145,7 @@ pub(crate) fn rules(
     transactional: bool,
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
-) -> Act {
+) -> Move {
     let cfg = key_cfg(out.scenario, out.toggles);
     // The receipt goes into the outbox in the ledger row's transaction, or is
     // emailed by the handler itself once the payment has committed.
@@ -167,13 +167,13 @@ pub(crate) fn rules(
     // After the key check: where the real work starts.
     let start_work = |cfg: Option<KeyCfg>| {
         if begin_first {
-            Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+            Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
         } else {
-            Act::Go(Phase::Charge, charge_call(cfg))
+            Move::Go(Phase::Charge, charge_call(cfg))
         }
     };
     let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
-    let timeout = Act::error(503, ErrorCode::UpstreamTimeout);
+    let timeout = Move::error(503, ErrorCode::UpstreamTimeout);
     if h.failed {
         // The key is stored or deleted (or the store did not answer): the 503.
         return timeout;
@@ -194,7 +194,7 @@ pub(crate) fn rules(
                     h.failed = true;
                     let key = redis_key();
                     if !replay {
-                        return Act::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
+                        return Move::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
                     }
                     let done = Paid {
                         payment: "upstream_timeout".into(),
@@ -204,7 +204,7 @@ pub(crate) fn rules(
                         hash: hash(h),
                         done: Some((503, done)),
                     });
-                    Act::Go(
+                    Move::Go(
                         Phase::StoreResponse,
                         Call::Redis(redis::Cmd::Set {
                             key,
@@ -220,10 +220,10 @@ pub(crate) fn rules(
         }
         (Phase::Receive, _) => match (cfg, &key) {
             (None, _) => start_work(None),
-            (Some(_), None) => Act::error(400, ErrorCode::IdempotencyKeyMissing),
+            (Some(_), None) => Move::error(400, ErrorCode::IdempotencyKeyMissing),
             (Some(c), Some(k)) => match (c.store, c.atomic) {
                 (KeyStore::Redis, false) => {
-                    Act::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
+                    Move::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
                 }
                 (KeyStore::Redis, true) => {
                     let marker = Stored {
@@ -234,7 +234,7 @@ pub(crate) fn rules(
                         amount,
                         locked_at: out.now,
                     };
-                    Act::Go(
+                    Move::Go(
                         Phase::Claim,
                         Call::Redis(redis::Cmd::Set {
                             key: redis_key(),
@@ -245,7 +245,7 @@ pub(crate) fn rules(
                         }),
                     )
                 }
-                (KeyStore::Postgres, false) => Act::Go(
+                (KeyStore::Postgres, false) => Move::Go(
                     Phase::CheckKey,
                     Call::Sql(Stmt::Select {
                         table: "idempotency_keys",
@@ -253,7 +253,7 @@ pub(crate) fn rules(
                         order_by: Some("locked_at"),
                     }),
                 ),
-                (KeyStore::Postgres, true) => Act::Go(
+                (KeyStore::Postgres, true) => Move::Go(
                     Phase::Claim,
                     Call::Sql({
                         let fp = hash(h);
@@ -262,7 +262,7 @@ pub(crate) fn rules(
                 ),
                 (KeyStore::Memory, _) => {
                     let hit = memory.get(k).cloned();
-                    Act::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
+                    Move::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
                 }
             },
         },
@@ -282,11 +282,11 @@ pub(crate) fn rules(
                 Some(s) => decide(h, out, c, s, key.as_deref().unwrap_or_default()),
                 None if h.phase == Phase::Lookup => {
                     // Claimed a moment ago and already gone (its lease ran out): try again later.
-                    Act::error(409, ErrorCode::IdempotencyKeyInUse)
+                    Move::error(409, ErrorCode::IdempotencyKeyInUse)
                 }
                 None if postgres => {
                     let k = key.clone().unwrap_or_default();
-                    Act::Go(
+                    Move::Go(
                         Phase::Claim,
                         Call::Sql({
                             let fp = hash(h);
@@ -300,9 +300,9 @@ pub(crate) fn rules(
         (Phase::Claim, result) => match result {
             Input::Redis(redis::Reply::Ok) => start_work(cfg),
             Input::Sql(o) if o.count() == 1 => start_work(cfg),
-            Input::Sql(Outcome::Error(_)) => Act::error(409, ErrorCode::IdempotencyKeyInUse),
-            Input::Redis(_) => Act::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key()))),
-            _ => Act::Go(
+            Input::Sql(Outcome::Error(_)) => Move::error(409, ErrorCode::IdempotencyKeyInUse),
+            Input::Redis(_) => Move::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key()))),
+            _ => Move::Go(
                 Phase::Lookup,
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
@@ -315,14 +315,14 @@ pub(crate) fn rules(
             if o.count() == 1 {
                 start_work(cfg)
             } else {
-                Act::error(409, ErrorCode::IdempotencyKeyInUse)
+                Move::error(409, ErrorCode::IdempotencyKeyInUse)
             }
         }
         (Phase::Begin, Input::Sql(_)) => {
             if begin_first && h.charge.is_none() {
-                Act::Go(Phase::Charge, charge_call(cfg))
+                Move::Go(Phase::Charge, charge_call(cfg))
             } else {
-                Act::Go(
+                Move::Go(
                     Phase::InsertPayment,
                     Call::Sql(insert_payment(h, out, amount, key.clone())),
                 )
@@ -332,25 +332,25 @@ pub(crate) fn rules(
             h.charge = Some(charge);
             if begin_first || cfg.is_none() {
                 // Inside the @Transactional transaction already, or no transaction at all.
-                Act::Go(
+                Move::Go(
                     Phase::InsertPayment,
                     Call::Sql(insert_payment(h, out, amount, key.clone())),
                 )
             } else {
-                Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+                Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
             }
         }
         (Phase::Charge, Input::Refused(code)) => {
             // A definite answer from the processor: nothing was charged.
-            Act::Respond(422, Reply::Error(code), false)
+            Move::Respond(422, Reply::Error(code), false)
         }
         (Phase::InsertPayment, Input::Sql(o)) => {
             if o.is_error() {
-                return Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
+                return Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
             }
             if o.count() == 0 {
                 // The ledger already has this key's payment: read it and answer with it.
-                return Act::Go(
+                return Move::Go(
                     Phase::FindPayment,
                     Call::Sql(Stmt::Select {
                         table: "payments",
@@ -382,12 +382,12 @@ pub(crate) fn rules(
         (Phase::CompleteKey, Input::Sql(o)) => {
             // (More than one row: duplicate claims, where the unique index is missing.)
             if o.count() >= 1 {
-                Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+                Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
             } else {
                 // The claim was taken over while this request worked (a pause, a lease
                 // that ran out): the fence refuses its write, and it undoes its ledger row.
                 h.lost_claim = true;
-                Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+                Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
             }
         }
         (Phase::Commit | Phase::SendEmail, o) => {
@@ -398,14 +398,14 @@ pub(crate) fn rules(
                     ..
                 })
             ) {
-                return Act::error(500, ErrorCode::InternalError);
+                return Move::error(500, ErrorCode::InternalError);
             }
             let (payment, paid) = payment_of(h, amount);
             if outbox {
                 // The receipt is in the outbox, committed: the relay will send it.
                 out.relay = Some(h.node);
             } else if receipt && h.phase == Phase::Commit {
-                return Act::Go(Phase::SendEmail, Call::Email(None, payment));
+                return Move::Go(Phase::SendEmail, Call::Email(None, payment));
             }
             let stored = Stored {
                 completed: true,
@@ -416,7 +416,7 @@ pub(crate) fn rules(
                 locked_at: out.now,
             };
             match cfg.map(|c| (c.store, c.ttl)) {
-                Some((KeyStore::Redis, ttl)) => Act::Go(
+                Some((KeyStore::Redis, ttl)) => Move::Go(
                     Phase::StoreResponse,
                     Call::Redis(redis::Cmd::Set {
                         key: redis_key(),
@@ -429,14 +429,14 @@ pub(crate) fn rules(
                 Some((KeyStore::Memory, _)) => {
                     let k = key.clone().unwrap_or_default();
                     memory.insert(k, stored);
-                    Act::Go(Phase::StoreResponse, Call::Local(Input::Stored))
+                    Move::Go(Phase::StoreResponse, Call::Local(Input::Stored))
                 }
                 _ => answer(h, amount),
             }
         }
         (Phase::Rollback, _) if h.lost_claim => {
             // The fence refused this request's write: answer with what the claim's owner stored.
-            Act::Go(
+            Move::Go(
                 Phase::Lookup,
                 Call::Sql(Stmt::Select {
                     table: "idempotency_keys",
@@ -445,7 +445,7 @@ pub(crate) fn rules(
                 }),
             )
         }
-        _ => Act::error(500, ErrorCode::InternalError),
+        _ => Move::error(500, ErrorCode::InternalError),
     }
 }
 
@@ -463,9 +463,9 @@ fn past_the_claim(p: Phase) -> bool {
 /// The receipt of `h`'s payment into the outbox, in the ledger row's
 /// transaction; its id is made from the payment's, so a resumed request that
 /// found the payment already there writes nothing new.
-fn insert_receipt(h: &Handling, amount: i64) -> Act {
+fn insert_receipt(h: &Handling, amount: i64) -> Move {
     let (payment, _) = payment_of(h, amount);
-    Act::Go(
+    Move::Go(
         Phase::Outbox,
         Call::Sql(Stmt::Insert {
             table: "outbox",
@@ -490,7 +490,7 @@ fn recorded(
     key: &Option<String>,
     transactional: bool,
     outbox: bool,
-) -> Act {
+) -> Move {
     match cfg {
         _ if outbox => insert_receipt(h, amount),
         Some(c) if c.store == KeyStore::Postgres => {
@@ -506,7 +506,7 @@ fn recorded(
                 "locked_at",
                 Value::Int(h.lock.unwrap_or_default().0 as i64),
             ));
-            Act::Go(
+            Move::Go(
                 Phase::CompleteKey,
                 Call::Sql(Stmt::Update {
                     table: "idempotency_keys",
@@ -519,7 +519,7 @@ fn recorded(
                 }),
             )
         }
-        _ if transactional || cfg.is_some() => Act::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
+        _ if transactional || cfg.is_some() => Move::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
         _ => answer(h, amount),
     }
 }
@@ -548,9 +548,9 @@ fn insert_key(h: &mut Handling, out: &Out, key: &str, hash: &str, atomic: bool) 
 
 /// The key (`key`, as the store keeps it: scoped where `Toggle::ScopedKey`
 /// says so) is known: refuse, wait, take over or replay.
-fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Act {
+fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Move {
     if c.fingerprint && s.hash != h.req.body.fingerprint() {
-        return Act::error(422, ErrorCode::IdempotencyKeyReused);
+        return Move::error(422, ErrorCode::IdempotencyKeyReused);
     }
     let postgres = c.store == KeyStore::Postgres;
     // Redis drops an expired key by itself; a Postgres row is there until it is reclaimed.
@@ -558,7 +558,7 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Act {
     if s.completed && !expired {
         if s.code == 503 {
             // A timeout stored as final (`Toggle::ErrorsReplayed`): replayed as it was.
-            return Act::Respond(503, Reply::Error(ErrorCode::UpstreamTimeout), true);
+            return Move::Respond(503, Reply::Error(ErrorCode::UpstreamTimeout), true);
         }
         return paid(s.payment, s.amount, true);
     }
@@ -568,7 +568,7 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Act {
         h.lock = Some(now);
         let mut cond = key_cond(h.req.user, key);
         cond.push(Cond::Eq("locked_at", Value::Int(s.locked_at.0 as i64)));
-        return Act::Go(
+        return Move::Go(
             Phase::Takeover,
             Call::Sql(Stmt::Update {
                 table: "idempotency_keys",
@@ -581,5 +581,5 @@ fn decide(h: &mut Handling, out: &Out, c: KeyCfg, s: Stored, key: &str) -> Act {
             }),
         );
     }
-    Act::error(409, ErrorCode::IdempotencyKeyInUse)
+    Move::error(409, ErrorCode::IdempotencyKeyInUse)
 }

@@ -7,7 +7,7 @@ use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Body, ErrorCode, Reply, Request};
 use crate::node::charge::CLAIM_LEASE;
 use crate::node::charge::{self, insert_payment};
-use crate::node::rules::{cell, Act, Call, Handling, Input, Stored};
+use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
 use crate::scenario::{Handler, Phase, Toggle, ORDER_COLUMNS, OUTBOX_COLUMNS};
 use crate::time::Millis;
@@ -20,11 +20,11 @@ pub(crate) fn rules(
     input: Input,
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
-) -> Act {
+) -> Move {
     let req = &h.req;
     let charges = matches!(req.body, Body::Charge { .. } | Body::Refund { .. });
     if input == Input::Timeout && !charges {
-        return Act::error(503, ErrorCode::UpstreamTimeout);
+        return Move::error(503, ErrorCode::UpstreamTimeout);
     }
     // With `ScopedKey` the key is stored under the method and path too.
     let key = req.key.map(|k| match out.has(Toggle::ScopedKey) {
@@ -34,9 +34,9 @@ pub(crate) fn rules(
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
-            (Phase::Receive, _) => Act::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
+            (Phase::Receive, _) => Move::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
             (_, Input::Sql(o)) => row_reply(&o),
-            _ => Act::error(500, ErrorCode::InternalError),
+            _ => Move::error(500, ErrorCode::InternalError),
         },
         // A refund runs the charge's rules with the money going back.
         (
@@ -65,32 +65,35 @@ pub(crate) fn rules(
                             version,
                             Toggle::IfMatch,
                         ),
-                        _ => return Act::error(400, ErrorCode::BadRequest),
+                        _ => return Move::error(400, ErrorCode::BadRequest),
                     };
                     let Stmt::Select {
                         table, mut cond, ..
                     } = select_row(req)
                     else {
-                        return Act::error(500, ErrorCode::InternalError);
+                        return Move::error(500, ErrorCode::InternalError);
                     };
                     if out.has(check) {
                         cond.push(Cond::Eq("version", Value::Int(version)));
                     }
                     let set = vec![set, Assign::Add("version", 1)];
-                    Act::Go(Phase::Debit, Call::Sql(Stmt::Update { table, set, cond }))
+                    Move::Go(
+                        Phase::UpdateRow,
+                        Call::Sql(Stmt::Update { table, set, cond }),
+                    )
                 }
-                (Phase::Debit, Input::Sql(o)) => {
+                (Phase::UpdateRow, Input::Sql(o)) => {
                     h.rows = o.count();
-                    Act::Go(Phase::ReadAccount, Call::Sql(select_row(req)))
+                    Move::Go(Phase::ReadAccount, Call::Sql(select_row(req)))
                 }
                 (Phase::ReadAccount, Input::Sql(o)) if h.rows == 1 => row_reply(&o),
                 // The version moved since the client read it: 409 for the debit's
                 // own field, 412 for If-Match (RFC 9110 §13.1.1).
                 (Phase::ReadAccount, Input::Sql(_)) => match req.body {
-                    Body::Put { .. } => Act::error(412, ErrorCode::PreconditionFailed),
-                    _ => Act::error(409, ErrorCode::VersionMismatch),
+                    Body::Put { .. } => Move::error(412, ErrorCode::PreconditionFailed),
+                    _ => Move::error(409, ErrorCode::VersionMismatch),
                 },
-                _ => Act::error(500, ErrorCode::InternalError),
+                _ => Move::error(500, ErrorCode::InternalError),
             }
         }
         (Handler::Like, Body::Like { op_id }) => {
@@ -101,9 +104,9 @@ pub(crate) fn rules(
                 cond: vec![Cond::Eq("id", Value::Int(1))],
             };
             match (h.phase, input) {
-                (Phase::Receive, _) if dedup => Act::Go(Phase::Begin, Call::Sql(Stmt::Begin)),
-                (Phase::Receive, _) => Act::Go(Phase::Increment, Call::Sql(inc)),
-                (Phase::Begin, _) => Act::Go(
+                (Phase::Receive, _) if dedup => Move::Go(Phase::Begin, Call::Sql(Stmt::Begin)),
+                (Phase::Receive, _) => Move::Go(Phase::Increment, Call::Sql(inc)),
+                (Phase::Begin, _) => Move::Go(
                     Phase::InsertOp,
                     Call::Sql(Stmt::Insert {
                         table: "like_ops",
@@ -113,22 +116,22 @@ pub(crate) fn rules(
                     }),
                 ),
                 (Phase::InsertOp, Input::Sql(o)) if o.count() == 1 => {
-                    Act::Go(Phase::Increment, Call::Sql(inc))
+                    Move::Go(Phase::Increment, Call::Sql(inc))
                 }
                 (Phase::InsertOp, Input::Sql(_)) | (Phase::Increment, Input::Sql(_)) if dedup => {
-                    Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+                    Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
                 }
                 (Phase::Increment | Phase::Commit, Input::Sql(_)) => {
-                    Act::Respond(200, Reply::Liked, false)
+                    Move::Respond(200, Reply::Liked, false)
                 }
-                _ => Act::error(500, ErrorCode::InternalError),
+                _ => Move::error(500, ErrorCode::InternalError),
             }
         }
         (Handler::PayOrder, Body::PayOrder { order, amount }) if out.has(Toggle::PayingLease) => {
             pay_with_lease(h, input, order, amount, out)
         }
         (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
-            (Phase::Receive, _) => Act::Go(
+            (Phase::Receive, _) => Move::Go(
                 Phase::UpdateStatus,
                 Call::Sql(Stmt::Update {
                     table: "orders",
@@ -142,22 +145,22 @@ pub(crate) fn rules(
             (Phase::UpdateStatus, Input::Sql(o)) => {
                 if o.count() == 0 && out.has(Toggle::RowCountCheck) {
                     // Already paid: the transition happened before. Nothing to do again.
-                    Act::Respond(200, Reply::Value("PAID".into()), false)
+                    Move::Respond(200, Reply::Value("PAID".into()), false)
                 } else {
-                    Act::Go(Phase::Charge, Call::Charge(amount, None))
+                    Move::Go(Phase::Charge, Call::Charge(amount, None))
                 }
             }
             (Phase::Charge, Input::Charged(charge, _)) => {
                 h.charge = Some(charge);
                 let pay = insert_payment(h, out, amount, None);
-                Act::Go(Phase::InsertPayment, Call::Sql(pay))
+                Move::Go(Phase::InsertPayment, Call::Sql(pay))
             }
             (Phase::InsertPayment, Input::Sql(_)) => {
-                Act::Respond(200, Reply::Value("PAID".into()), false)
+                Move::Respond(200, Reply::Value("PAID".into()), false)
             }
-            _ => Act::error(500, ErrorCode::InternalError),
+            _ => Move::error(500, ErrorCode::InternalError),
         },
-        _ => Act::error(400, ErrorCode::BadRequest),
+        _ => Move::error(400, ErrorCode::BadRequest),
     }
 }
 
@@ -169,9 +172,9 @@ pub(crate) fn rules(
 /// PAID is answered as paid; PAYING within its lease is in progress (409);
 /// PAYING past it is taken over (fenced, a new token) and the payment resumes:
 /// the processor answers the same key with the same charge.
-fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: &mut Out) -> Act {
-    let paid = || Act::Respond(200, Reply::Value("PAID".into()), false);
-    let busy = Act::error(409, ErrorCode::PaymentInProgress);
+fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: &mut Out) -> Move {
+    let paid = || Move::Respond(200, Reply::Value("PAID".into()), false);
+    let busy = Move::error(409, ErrorCode::PaymentInProgress);
     let this = Cond::Eq("id", Value::Int(order));
     let charge = || Call::Charge(amount, Some(format!("order-{order}")));
     let now = out.now;
@@ -181,7 +184,7 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             Assign::To("status", Value::text("PAYING")),
             Assign::To("locked_at", Value::Int(now.0 as i64)),
         ];
-        Act::Go(
+        Move::Go(
             phase,
             Call::Sql(Stmt::Update {
                 table: "orders",
@@ -196,9 +199,9 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             lease(h, cond, Phase::ClaimOrder)
         }
         (Phase::ClaimOrder | Phase::Takeover, Input::Sql(o)) if o.count() == 1 => {
-            Act::Go(Phase::Charge, charge())
+            Move::Go(Phase::Charge, charge())
         }
-        (Phase::ClaimOrder, Input::Sql(_)) => Act::Go(
+        (Phase::ClaimOrder, Input::Sql(_)) => Move::Go(
             Phase::ReadOrder,
             Call::Sql(Stmt::Select {
                 table: "orders",
@@ -227,19 +230,19 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
         }
         (Phase::Charge, Input::Charged(c, _)) => {
             h.charge = Some(c);
-            Act::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+            Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
         }
-        (Phase::Charge, Input::Refused(code)) => Act::Respond(422, Reply::Error(code), false),
+        (Phase::Charge, Input::Refused(code)) => Move::Respond(422, Reply::Error(code), false),
         (Phase::Begin, Input::Sql(_)) => {
             let pay = insert_payment(h, out, amount, None);
-            Act::Go(Phase::InsertPayment, Call::Sql(pay))
+            Move::Go(Phase::InsertPayment, Call::Sql(pay))
         }
         (Phase::InsertPayment, Input::Sql(o)) if o.is_error() => {
-            Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+            Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
         }
         (Phase::InsertPayment, Input::Sql(_)) => {
             let token = h.lock.unwrap_or_default().0 as i64;
-            Act::Go(
+            Move::Go(
                 Phase::MarkPaid,
                 Call::Sql(Stmt::Update {
                     table: "orders",
@@ -253,14 +256,14 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             )
         }
         (Phase::MarkPaid, Input::Sql(o)) if o.count() == 1 => {
-            Act::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+            Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
         }
         // The lease was taken over while this request worked: the fence refuses
         // its write, it undoes its ledger row, and the new owner finishes.
-        (Phase::MarkPaid, Input::Sql(_)) => Act::Go(Phase::Rollback, Call::Sql(Stmt::Rollback)),
+        (Phase::MarkPaid, Input::Sql(_)) => Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback)),
         (Phase::Commit, Input::Sql(Outcome::Ok { tag, .. })) if tag != db::Tag::Rollback => paid(),
         (Phase::Takeover | Phase::Rollback, _) => busy,
-        _ => Act::error(500, ErrorCode::InternalError),
+        _ => Move::error(500, ErrorCode::InternalError),
     }
 }
 
@@ -270,9 +273,9 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
 /// failure (it tries again later). It sends at least once: a receipt whose
 /// answer was lost is sent again, with the same id. (Its 200 carries any
 /// reply: the relay answers no one.)
-fn relay(h: &mut Handling, input: Input) -> Act {
+fn relay(h: &mut Handling, input: Input) -> Move {
     let poll = || {
-        Act::Go(
+        Move::Go(
             Phase::Poll,
             Call::Sql(Stmt::Select {
                 table: "outbox",
@@ -283,7 +286,7 @@ fn relay(h: &mut Handling, input: Input) -> Act {
     };
     match (h.phase, input) {
         (Phase::Receive, _) => poll(),
-        (Phase::MarkSent, Input::Sql(_)) => Act::Respond(200, Reply::Liked, false),
+        (Phase::MarkSent, Input::Sql(_)) => Move::Respond(200, Reply::Liked, false),
         (Phase::Poll, Input::Sql(Outcome::Ok { rows, .. })) => match rows.first() {
             Some(row) => {
                 let text = |c| {
@@ -293,11 +296,11 @@ fn relay(h: &mut Handling, input: Input) -> Act {
                 };
                 let (id, payment) = (text("id").to_string(), text("payment_id").to_string());
                 h.payment = Some(id.clone());
-                Act::Go(Phase::RelaySend, Call::Email(Some(id), payment))
+                Move::Go(Phase::RelaySend, Call::Email(Some(id), payment))
             }
-            None => Act::Respond(200, Reply::Liked, false),
+            None => Move::Respond(200, Reply::Liked, false),
         },
-        (Phase::RelaySend, Input::Emailed) => Act::Go(
+        (Phase::RelaySend, Input::Emailed) => Move::Go(
             Phase::MarkSent,
             Call::Sql(Stmt::Update {
                 table: "outbox",
@@ -308,7 +311,7 @@ fn relay(h: &mut Handling, input: Input) -> Act {
                 )],
             }),
         ),
-        _ => Act::error(503, ErrorCode::UpstreamTimeout),
+        _ => Move::error(503, ErrorCode::UpstreamTimeout),
     }
 }
 
@@ -328,7 +331,7 @@ fn select_row(req: &Request) -> Stmt {
 
 /// `accounts` is `(id, balance, version)` and `profiles` `(id, email, version)`:
 /// the reply carries the balance and the version, or the email.
-fn row_reply(o: &Outcome) -> Act {
+fn row_reply(o: &Outcome) -> Move {
     let reply = match o {
         Outcome::Ok { rows, .. } if !rows.is_empty() => match &rows[0][1] {
             Value::Int(balance) => Reply::Account {
@@ -337,7 +340,7 @@ fn row_reply(o: &Outcome) -> Act {
             },
             v => Reply::Value(v.as_text().unwrap_or_default().into()),
         },
-        _ => return Act::error(500, ErrorCode::InternalError),
+        _ => return Move::error(500, ErrorCode::InternalError),
     };
-    Act::Respond(200, reply, false)
+    Move::Respond(200, reply, false)
 }

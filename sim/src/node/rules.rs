@@ -1,6 +1,6 @@
 //! What a request handler works with: the request's state ([`Handling`]),
 //! the result of its last call ([`Input`]), its next call out ([`Call`]) and
-//! its next move ([`Act`]); the key record as it reads one back
+//! its next move ([`Move`]); the key record as it reads one back
 //! ([`Stored`]). A handler's rules are a function from (state, input) to a
 //! move; the runtime (`node::api`) sends the call and feeds the reply back.
 //! A handler reads what Postgres answers, never its tables.
@@ -172,14 +172,14 @@ pub(crate) enum Call {
 
 /// A handler's next move.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Act {
+pub(crate) enum Move {
     Go(Phase, Call),
     Respond(u16, Reply, bool),
 }
 
-impl Act {
-    pub(crate) fn error(status: u16, code: ErrorCode) -> Act {
-        Act::Respond(status, Reply::Error(code), false)
+impl Move {
+    pub(crate) fn error(status: u16, code: ErrorCode) -> Move {
+        Move::Respond(status, Reply::Error(code), false)
     }
 }
 
