@@ -9,6 +9,7 @@
 //! the reader switches language does it fetch the other language's header and prose
 //! (`ui::lesson`).
 
+use crate::html::Markup;
 use crate::lesson::fragment::page_file;
 use crate::lesson::{ui, Lang};
 use crate::narrate::fill;
@@ -59,7 +60,8 @@ pub fn mount() {
         .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
     match place {
         Some(el) => {
-            el.set_inner_html("");
+            // The page's own content of the lab's place (the no-script text) goes.
+            el.set_text_content(None);
             leptos::mount::mount_to(el, App).forget();
         }
         None => leptos::mount::mount_to_body(App),
@@ -148,7 +150,7 @@ fn LabGrid() -> impl IntoView {
             .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
         controls::policy(ui, n)
     } else {
-        String::new()
+        Markup::default()
     };
     // A search of the lab this one replaces would fill its panel; its comparison ends.
     crate::ui::explore::reset(lab);
@@ -184,7 +186,8 @@ fn LabGrid() -> impl IntoView {
             &(controls::faults(ui, &others) + &crate::ui::explore::panel(ui, &offered, id)),
         ),
     ]
-    .concat();
+    .into_iter()
+    .collect::<Markup>();
     // The words beside the picture: the step's narration right under the topology
     // (above playback), the sequence diagram beside them from 1280 px; the outcome at
     // the top of the last column (on a phone, a compact line that sticks to the
@@ -238,7 +241,7 @@ fn Notices() -> impl IntoView {
     let markup = move || {
         lab.notices.with(|list| {
             if list.is_empty() {
-                return String::new();
+                return Markup::default();
             }
             let mut h = crate::html::Html::new();
             h.open("div", &[("class", "notices"), ("data-testid", "notice")]);
@@ -279,7 +282,7 @@ fn Notices() -> impl IntoView {
             controls::place_notices(&el);
         }
     });
-    view! { <div role="status" id="notices" node_ref=node inner_html=markup></div> }
+    view! { <div role="status" id="notices" node_ref=node inner_html=crate::ui::markup(markup)></div> }
 }
 
 /// Reads the URL and the browser once, at start-up.

@@ -10,7 +10,7 @@
 //! dispatch it, and such a script can already do anything to the page; no URL
 //! reaches it.
 
-use crate::html::Html;
+use crate::html::{Html, Markup};
 use crate::lesson::{ui, Lang, Ui};
 
 /// The name of the window event that panics, for the end-to-end test of this box.
@@ -22,7 +22,7 @@ pub fn install() {
 }
 
 /// The box: the title, what happened, the reload link, the link to report.
-pub fn markup(ui: &Ui, href: &str, what: &str) -> String {
+pub fn markup(ui: &Ui, href: &str, what: &str) -> Markup {
     let mut h = Html::new();
     h.open(
         "div",
@@ -81,7 +81,7 @@ fn show(what: &str) {
     let Ok(el) = doc.create_element("div") else {
         return;
     };
-    el.set_inner_html(&markup(ui(lang), &href, what));
+    crate::ui::set_inner(&el, &markup(ui(lang), &href, what));
     if let Some(body) = doc.body() {
         let _ = body.prepend_with_node_1(&el);
     }

@@ -30,6 +30,79 @@ pub fn esc(s: &str) -> String {
     out
 }
 
+/// Markup that may reach the DOM, escaped by construction: it is made only by
+/// [`Html`] (which escapes every text and attribute value and adds constant markup
+/// only from `&'static str`s), from text by [`Markup::text`], or, by name, from the
+/// markup this project's own writers made elsewhere and sent as text
+/// ([`Markup::prerendered`]). The page's one way into `innerHTML` takes a `Markup`
+/// (`src/ui/mod.rs`; `tests/markup.rs` checks that nothing else writes markup).
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+pub struct Markup(String);
+
+impl Markup {
+    /// Text, escaped.
+    pub fn text(s: &str) -> Markup {
+        Markup(esc(s))
+    }
+
+    /// Markup written by this project's own [`Html`] on the host or in the
+    /// explorer's worker, and sent as text: the build's lesson fragments
+    /// (`fragment::files`, fetched) and the worker's replies. Nothing else.
+    pub fn prerendered(s: String) -> Markup {
+        Markup(s)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Each `from` replaced by `to`, both constant markup (an attribute's name,
+    /// say): no text of it becomes markup.
+    pub fn replace(&self, from: &'static str, to: &'static str) -> Markup {
+        Markup(self.0.replace(from, to))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Markup {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Its text, for a test or for markup written on the host (`fragment`); a `String`
+/// made of it is no `Markup` again.
+impl std::fmt::Display for Markup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Two pieces of markup, one after the other.
+impl std::ops::Add<&Markup> for Markup {
+    type Output = Markup;
+    fn add(mut self, other: &Markup) -> Markup {
+        self.0.push_str(&other.0);
+        self
+    }
+}
+
+impl FromIterator<Markup> for Markup {
+    fn from_iter<I: IntoIterator<Item = Markup>>(parts: I) -> Markup {
+        parts.into_iter().fold(Markup::default(), |a, b| a + &b)
+    }
+}
+
+impl PartialEq<&str> for Markup {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 /// Markup under construction.
 #[derive(Default)]
 pub struct Html(String);
@@ -91,8 +164,14 @@ impl Html {
         self
     }
 
-    pub fn finish(self) -> String {
-        self.0
+    /// Markup made already (escaped by construction).
+    pub fn markup(&mut self, m: &Markup) -> &mut Html {
+        self.0.push_str(&m.0);
+        self
+    }
+
+    pub fn finish(self) -> Markup {
+        Markup(self.0)
     }
 }
 

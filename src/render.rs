@@ -2,7 +2,7 @@
 //! functions of the simulation's world and trace and the UI text. They are
 //! tested on the host; `ui::panes` puts them on the page.
 
-use crate::html::{classes, num, tenths, Html};
+use crate::html::{classes, num, tenths, Html, Markup};
 use crate::layout::Layout;
 use crate::lesson::Ui;
 use crate::narrate::node_name;
@@ -46,7 +46,7 @@ fn head(h: &mut Html, title: &str, count: Option<(&str, String)>) {
 }
 
 /// Redis: keys, values and TTL counting down on the virtual clock.
-pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
+pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
     let mut h = Html::new();
     head(
         &mut h,
@@ -82,7 +82,7 @@ pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
 
 /// Postgres: every table with its unique indexes and rows; rows written at
 /// this step are highlighted, uncommitted ones marked with their transaction.
-pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> String {
+pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
     let touched: Vec<(&str, u32)> = rec
         .iter()
         .flat_map(|r| r.happenings.iter())
@@ -188,7 +188,7 @@ fn cell(v: &Value) -> String {
 }
 
 /// The card processor: every charge, and the customer's statement.
-pub fn processor(ui: &Ui, w: &World) -> String {
+pub fn processor(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
     head(&mut h, ui.pane_processor, None);
     if w.processor.charges.is_empty() {
@@ -223,7 +223,7 @@ pub fn processor(ui: &Ui, w: &World) -> String {
 }
 
 /// The broker's log and the consumer group's committed offset.
-pub fn broker(ui: &Ui, w: &World) -> String {
+pub fn broker(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
     head(&mut h, ui.pane_broker, None);
     h.el("p", &[("class", "statement__title")], ui.broker_log);
@@ -274,7 +274,7 @@ pub fn belief_id(b: &Belief) -> &'static str {
 }
 
 /// The phone: what the user sees, beside what the app believes and what really happened.
-pub fn client(ui: &Ui, w: &World) -> String {
+pub fn client(ui: &Ui, w: &World) -> Markup {
     let i = w
         .client
         .current
@@ -406,7 +406,7 @@ pub fn client(ui: &Ui, w: &World) -> String {
 }
 
 /// The numbers that matter for this scenario, and each invariant's status.
-pub fn outcome(ui: &Ui, w: &World) -> String {
+pub fn outcome(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
     head(&mut h, ui.pane_outcome, None);
     if let Some(expected) = w.expected_charge() {
@@ -493,7 +493,7 @@ pub fn outcome(ui: &Ui, w: &World) -> String {
 
 /// The step explained, with the exact command it ran and its result.
 /// `w` is the world after the step (it still holds the messages the step sent).
-pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> String {
+pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> Markup {
     let mut h = Html::new();
     h.open(
         "div",
@@ -648,7 +648,7 @@ pub fn topology(
     w: &World,
     rec: Option<&StepRecord>,
     anim: f64,
-) -> String {
+) -> Markup {
     let n = num;
     let mut h = Html::new();
     let vb = format!("0 0 {} {}", n(l.width), n(l.height));
@@ -908,7 +908,7 @@ pub fn sequence(
     lane_w: f64,
     future: bool,
     mark: Option<usize>,
-) -> String {
+) -> Markup {
     // Unless the future is asked for, the diagram is read off the steps taken so far:
     // a message still in flight at the cursor has no end yet, and no fate.
     let shown = if future {

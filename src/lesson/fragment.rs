@@ -34,7 +34,7 @@
 use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
 use super::{lesson, Block, Kind, Lang, Lesson, PageText, Question, ScenarioId, Ui};
-use crate::html::{esc, esc_text as text, Html};
+use crate::html::{esc, esc_text as text, Html, Markup};
 use crate::ui::act::{Act, Action};
 use std::fmt::Write;
 
@@ -208,7 +208,7 @@ pub fn render_sections(lang: Lang) -> String {
 
 /// The page's header: the skip link, the title with the language switch, the lead.
 /// Prerendered into the page; the module never writes it.
-pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
+pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> Markup {
     let mut h = Html::new();
     h.el(
         "a",
@@ -218,18 +218,15 @@ pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> String {
     h.open("header", &[("class", "page__header")]);
     h.open("div", &[("class", "page__title")]);
     h.el("h1", &[], ui.title);
-    let mut out = h.finish();
-    out.push_str(&lang_switch(page, lang));
-    let mut h = Html::new();
+    h.markup(&lang_switch(page, lang));
     h.close("div");
     h.el("p", &[("class", "lead")], page.subtitle);
     h.close("header");
-    out.push_str(&h.finish());
-    out
+    h.finish()
 }
 
 /// RU / EN buttons; the header is written anew when the language changes.
-pub fn lang_switch(page: &PageText, lang: Lang) -> String {
+pub fn lang_switch(page: &PageText, lang: Lang) -> Markup {
     let mut h = Html::new();
     h.open(
         "div",

@@ -11,7 +11,7 @@
 
 use super::act::{Act, Action};
 use super::state::Lab;
-use crate::html::Html;
+use crate::html::{Html, Markup};
 use crate::lesson::{name, toggle_label, Lang, Ui};
 use crate::narrate::{fill, node_name};
 use crate::params::{echo, retry_number, speed_factor, speed_text, SPEEDS};
@@ -23,7 +23,7 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 /// The lab's head for scenario `id`: its title, the picker and its one-line summary.
 /// Written anew with the scenario (the picker keeps the focus: see [`on_event`]).
-pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> String {
+pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> Markup {
     let name = name(lang, id);
     let mut h = Html::new();
     h.open("div", &[("class", "lab__head")]);
@@ -36,9 +36,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> String {
         ],
         name.title,
     );
-    let mut out = h.finish();
-    out.push_str(&picker(ui, lang, id));
-    let mut h = Html::new();
+    h.markup(&picker(ui, lang, id));
     // Sharing the state is no fault: it sits with the scenario, not under Faults.
     button(&mut h, Act::Copy, "btn-copy-link", "", ui.copy_link);
     h.close("div");
@@ -53,12 +51,11 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> String {
         ],
         "",
     );
-    out.push_str(&h.finish());
-    out
+    h.finish()
 }
 
 /// The picker: the four scenarios, then the pitfalls; `current` is selected.
-pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> String {
+pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> Markup {
     let mut h = Html::new();
     h.open("label", &[("class", "picker")]);
     h.el("span", &[("class", "picker__label")], ui.scenario_picker);
@@ -113,7 +110,7 @@ fn button(h: &mut Html, act: Act, testid: &str, label: &str, text: &str) {
 }
 
 /// Play, pause, step, back, to the end, restart, the counter, the speed and the timeline.
-pub fn playback(ui: &Ui) -> String {
+pub fn playback(ui: &Ui) -> Markup {
     let mut h = Html::new();
     h.open(
         "div",
@@ -180,7 +177,7 @@ pub fn playback(ui: &Ui) -> String {
 }
 
 /// The sequence diagram's switch: it shows only what has happened, unless the reader asks.
-pub fn future_switch(ui: &Ui) -> String {
+pub fn future_switch(ui: &Ui) -> Markup {
     let mut h = Html::new();
     h.open("label", &[("class", "switch")]);
     h.open(
@@ -241,7 +238,7 @@ pub fn lead_fault(s: &Scenario) -> Fault {
 
 /// The buttons of `faults` (a lost ack, parallel retries, crashes, the clock) in a
 /// fieldset of the lab's faults.
-pub fn faults(ui: &Ui, faults: &[Fault]) -> String {
+pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
     let mut h = Html::new();
     h.open("fieldset", &[("class", "faults")]);
     h.el("legend", &[], ui.faults);
@@ -282,9 +279,9 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> String {
 
 /// A section of controls the reader opens: `summary` names it, `body` is its markup.
 /// `sec` names it for the page (`data-sec`: the question of a fix-it opens "defences").
-pub fn section(sec: &str, summary: &str, body: &str) -> String {
+pub fn section(sec: &str, summary: &str, body: &Markup) -> Markup {
     if body.is_empty() {
-        return String::new();
+        return Markup::default();
     }
     let mut h = Html::new();
     h.open("details", &[("class", "more"), ("data-sec", sec)]);
@@ -294,7 +291,8 @@ pub fn section(sec: &str, summary: &str, body: &str) -> String {
         summary,
     );
     h.open("div", &[("class", "more__body")]);
-    format!("{}{body}</div></details>", h.finish())
+    h.markup(body).close("div").close("details");
+    h.finish()
 }
 
 /// The scenario's switches of `kinds` (its defences, or the bugs and variants of its
@@ -304,7 +302,7 @@ pub fn switches(
     offered: &[Toggle],
     scenario: ScenarioId,
     (legend, testid, kinds): (&str, &str, &[ToggleKind]),
-) -> String {
+) -> Markup {
     let mut h = Html::new();
     let ts: Vec<Toggle> = offered
         .iter()
@@ -312,7 +310,7 @@ pub fn switches(
         .filter(|t| kinds.contains(&t.kind()))
         .collect();
     if ts.is_empty() {
-        return String::new();
+        return Markup::default();
     }
     h.open(
         "fieldset",
@@ -360,7 +358,7 @@ fn retry_labels(ui: &Ui) -> [&str; 5] {
 /// run's: [`Retry::numbers`]), under the switches (which hold its presets; the
 /// client pane shows the policy and its schedule): written once per scenario;
 /// [`show_policy`] keeps their values.
-pub fn policy(ui: &Ui, n: [u64; 5]) -> String {
+pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
     let mut h = Html::new();
     h.open(
         "fieldset",
@@ -394,8 +392,11 @@ pub fn retry_range(ui: &Ui, i: usize, typed: &str, used: u64) -> String {
 
 /// Static markup, written once; its state is kept by [`patch`].
 #[component]
-pub fn Controls(html: String) -> impl IntoView {
-    view! { <div class="contents" inner_html=html></div> }
+pub fn Controls(
+    /// The controls' markup.
+    html: Markup,
+) -> impl IntoView {
+    view! { <div class="contents" inner_html=super::fixed(html)></div> }
 }
 
 fn find(sel: &str) -> Option<Element> {
@@ -614,7 +615,7 @@ pub fn show_policy(lab: Lab) {
         .run
         .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
     if let Some(f) = find(".policy") {
-        f.set_outer_html(&policy(lab.ui(), n));
+        super::set_outer(&f, &policy(lab.ui(), n));
     }
 }
 
@@ -821,7 +822,10 @@ mod tests {
             sec.starts_with("<details class=\"more\" data-sec=\"defences\""),
             "{sec}"
         );
-        assert_eq!(section("client", "Change the client", ""), "");
+        assert_eq!(
+            section("client", "Change the client", &Markup::default()),
+            ""
+        );
         assert!(
             picker(ui, Lang::En, ScenarioId::TtlExpiry).contains("<option value=\"naive-post\">")
         );

@@ -23,7 +23,7 @@
 
 use super::act::Act;
 use super::state::Lab;
-use crate::html::Html;
+use crate::html::{Html, Markup};
 use crate::layout::Layout;
 use crate::lesson::Ui;
 use crate::narrate::fill;
@@ -52,7 +52,7 @@ thread_local! {
 /// worker's markup goes (progress, outcomes, truth table); then the switches of
 /// two sets of defences side by side (of the `offered` toggles, the defences,
 /// all on at first).
-pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> String {
+pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
     let mut h = Html::new();
     // In the section "What else could happen?" (`app::LabGrid`), which names it.
     h.open("div", &[("class", "explore")]);
@@ -176,9 +176,9 @@ fn defences(r: &Run, m: u32) -> Toggles {
 /// diagram and outcome, drawn as the lab draws its own (their test ids are
 /// `data-b`, so the lab's stay unique; the topology is inert: only the lab's
 /// messages can be lost). Empty when nothing is compared.
-fn compared(lab: Lab) -> String {
+fn compared(lab: Lab) -> Markup {
     let Some(b) = other(lab) else {
-        return String::new();
+        return Markup::default();
     };
     let ui = lab.ui();
     let k = lab.cursor.get();
@@ -191,15 +191,26 @@ fn compared(lab: Lab) -> String {
     let mark = Some(lab.mark.get()).filter(|m| *m > 0);
     let sequence = render::sequence(ui, &b.trace, &nodes, k, lanes, lab.future.get(), mark);
     // Its diagram is named apart from the lab's own.
-    let name = crate::html::esc(&format!("{}: {}", ui.cmp_title, ui.pane_sequence));
-    format!(
-        "<figure class=\"topology\"><div class=\"topology__canvas\" inert>{topology}</div></figure>\
-         <div class=\"sequence\" tabindex=\"0\" role=\"region\" aria-label=\"{name}\">{sequence}</div>\
-         <section class=\"pane\">{}</section>",
-        render::outcome(ui, &w),
-    )
-    .replace("data-testid=", "data-b=")
-    .replace(" id=\"seq-arrow\"", "")
+    let name = format!("{}: {}", ui.cmp_title, ui.pane_sequence);
+    let mut h = Html::new();
+    h.open("figure", &[("class", "topology")]);
+    h.open("div", &[("class", "topology__canvas"), ("inert", "")]);
+    h.markup(&topology).close("div").close("figure");
+    h.open(
+        "div",
+        &[
+            ("class", "sequence"),
+            ("tabindex", "0"),
+            ("role", "region"),
+            ("aria-label", &name),
+        ],
+    );
+    h.markup(&sequence).close("div");
+    h.open("section", &[("class", "pane")]);
+    h.markup(&render::outcome(ui, &w)).close("section");
+    h.finish()
+        .replace("data-testid=", "data-b=")
+        .replace(" id=\"seq-arrow\"", "")
 }
 
 /// A new lab (scenario, language): no search, no comparison (its worker spoke
@@ -222,7 +233,7 @@ fn follow(lab: Lab) {
     Effect::new(move |_| {
         let views = compared(lab);
         if let Some(el) = document().get_element_by_id("xv") {
-            el.set_inner_html(&views);
+            super::set_inner(&el, &views);
         }
         let m = lab.cmp.get();
         if m == 0 {
@@ -380,8 +391,9 @@ fn draw(lab: Lab, text: &str) {
     if id == "xm" && lab.mark.get_untracked() != k {
         lab.mark.set(k);
     }
+    // The worker writes its markup with the page's own writer (`worker/src/view.rs`).
     if let Some(el) = document().get_element_by_id(id) {
-        el.set_inner_html(html);
+        super::set_inner(&el, &Markup::prerendered(html.to_string()));
     }
     if id == "xt" && !html.is_empty() {
         stop();

@@ -17,7 +17,7 @@
 use super::act::{Act, Action};
 use super::state::Lab;
 use crate::fixit;
-use crate::html::Html;
+use crate::html::{Html, Markup};
 use crate::lesson::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use crate::lesson::fragment::{self, part_of};
 use crate::lesson::{codemap, names, Lang, ScenarioId, Ui};
@@ -181,7 +181,7 @@ pub fn switch(lab: Lab, lang: Lang) {
             ("[data-testid=prose-after]", "after"),
         ] {
             if let (Ok(Some(el)), Some(part)) = (doc.query_selector(sel), part_of(&text, name)) {
-                el.set_inner_html(part);
+                super::set_inner(&el, &Markup::prerendered(part.to_string()));
             }
         }
         lab.lang.set(lang);
@@ -193,7 +193,7 @@ pub fn switch(lab: Lab, lang: Lang) {
 /// text, never markup, so nothing in it is an element.
 fn unescape(html: &str) -> Option<String> {
     let el = document().create_element("textarea").ok()?;
-    el.set_inner_html(html);
+    super::set_inner(&el, &Markup::prerendered(html.to_string()));
     el.text_content()
 }
 
@@ -330,7 +330,8 @@ pub fn check(lab: Lab, learn: Learn, form: &Element) {
     if let Some(live) = document().get_element_by_id("announce") {
         let ui = lab.ui();
         let verdict = if right { ui.correct } else { ui.not_quite };
-        live.set_inner_html(&format!("{verdict}. {}", q.explain));
+        let said = Markup::text(verdict) + &Markup::text(". ");
+        super::set_inner(&live, &(said + &Markup::prerendered(q.explain.to_string())));
     }
     focus_later(Act::Continue.selector());
 }
@@ -423,26 +424,36 @@ pub fn LessonPart(part: Part) -> impl IntoView {
     };
     let markup = move || match part {
         // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
-        _ if part != Part::Predict && !lab.whole.get() => String::new(),
+        _ if part != Part::Predict && !lab.whole.get() => Markup::default(),
         Part::Code => {
             let code = learn.part(id, "code").unwrap_or_default();
             let cur = lab
                 .run
                 .with(|r| codemap::current(&r.trace, lab.cursor.get(), &code));
-            format!(
-                "<h3>{}</h3><ol class=\"code\" tabindex=\"0\" aria-label=\"{}\">{}</ol>",
-                ui.pane_code,
-                ui.pane_code,
-                lab.toggles.with(|t| codemap::listing(&code, cur, |id| {
+            // The listing is the fragment's code, marked: markup the build wrote.
+            let listing = lab.toggles.with(|t| {
+                codemap::listing(&code, cur, |id| {
                     idem_sim::scenario::Toggle::from_id(id).is_some_and(|x| t.has(x))
-                }))
-            )
+                })
+            });
+            let mut h = Html::new();
+            h.el("h3", &[], ui.pane_code);
+            h.open(
+                "ol",
+                &[
+                    ("class", "code"),
+                    ("tabindex", "0"),
+                    ("aria-label", ui.pane_code),
+                ],
+            );
+            h.markup(&Markup::prerendered(listing)).close("ol");
+            h.finish()
         }
         Part::Predict => {
             let answered = match learn.ask.get() {
                 Ask::Asking => None,
                 Ask::Answered(c) => Some(c),
-                Ask::Waiting | Ask::Done => return String::new(),
+                Ask::Waiting | Ask::Done => return Markup::default(),
             };
             let q = learn.part(id, "q").unwrap_or_default();
             let fix = match (answered, Question::parse(&q)) {
@@ -461,24 +472,28 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 .progress
                 .with(|p| p.answer_of(id).is_some() || p.has_watched(id))
                 || matches!(learn.ask.get(), Ask::Answered(_));
-            let ex = if open {
-                learn.part(id, "ex").unwrap_or_default()
+            let mut h = Html::new();
+            h.el("h3", &[], ui.about_scenario);
+            h.open("div", &[("class", "prose-wrap")]);
+            if open {
+                h.markup(&Markup::prerendered(
+                    learn.part(id, "ex").unwrap_or_default(),
+                ));
             } else {
-                format!(
-                    "<p class=\"muted\" data-testid=\"about-later\">{}</p>",
-                    ui.about_later
-                )
-            };
-            format!(
-                "<h3>{}</h3><div class=\"prose-wrap\">{ex}</div>",
-                ui.about_scenario
-            )
+                h.el(
+                    "p",
+                    &[("class", "muted"), ("data-testid", "about-later")],
+                    ui.about_later,
+                );
+            }
+            h.close("div");
+            h.finish()
         }
         Part::Progress => learn
             .progress
             .with(|p| progress(ui, p, lab.lang.get_untracked())),
     };
-    view! { <div class=class data-testid=testid inner_html=markup></div> }
+    view! { <div class=class data-testid=testid inner_html=super::markup(markup)></div> }
 }
 
 /// A question of a fragment's `q` part.
@@ -513,76 +528,103 @@ impl Question<'_> {
 /// explanation. A fix-it question has no answers of its own: the reader flips the
 /// lab's switches, and `fix` is what the core's run of them showed (right, in words).
 /// The fragment's text is markup already (escaped at build time).
-pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, String)>) -> String {
+pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, String)>) -> Markup {
     let Some(q) = Question::parse(q) else {
-        return String::new();
+        return Markup::default();
     };
-    let mut h = String::with_capacity(1024);
-    h.push_str("<form class=\"predict\" data-testid=\"predict\" data-act=\"");
-    h.push_str(Act::Check.name());
-    h.push_str("\"><fieldset><legend>");
-    h.push_str(if q.fix {
-        ui.fix_title
-    } else {
-        ui.predict_title
-    });
-    h.push_str("</legend><p class=\"predict__prompt\">");
-    h.push_str(q.prompt);
-    h.push_str("</p>");
+    // The fragment's text is markup already (escaped when the build wrote it).
+    let prerendered = |s: &str| Markup::prerendered(s.to_string());
+    let mut h = Html::new();
+    h.open("form", &[("class", "predict"), ("data-testid", "predict")]);
+    Action::Do(Act::Check).put(&mut h);
+    h.open("fieldset", &[]);
+    h.el(
+        "legend",
+        &[],
+        if q.fix {
+            ui.fix_title
+        } else {
+            ui.predict_title
+        },
+    );
+    h.open("p", &[("class", "predict__prompt")]);
+    h.markup(&prerendered(q.prompt)).close("p");
     for (i, a) in q.answers.iter().enumerate() {
         let class = match answered {
             Some(_) if i == q.correct => "answer right",
             Some(c) if c == i => "answer wrong",
             _ => "answer",
         };
-        let state = match answered {
-            Some(c) if c == i => " checked disabled",
-            Some(_) => " disabled",
-            None => "",
-        };
-        h.push_str(&format!(
-            "<label class=\"{class}\"><input type=\"radio\" name=\"predict\" value=\"{i}\"{state}><span>{a}</span></label>"
-        ));
+        let value = i.to_string();
+        h.open("label", &[("class", class)]);
+        h.open(
+            "input",
+            &[
+                ("type", "radio"),
+                ("name", "predict"),
+                ("value", &value),
+                (if answered == Some(i) { "checked" } else { "" }, ""),
+                (if answered.is_some() { "disabled" } else { "" }, ""),
+            ],
+        );
+        h.open("span", &[]).markup(&prerendered(a)).close("span");
+        h.close("label");
     }
-    h.push_str("</fieldset>");
+    h.close("fieldset");
     // The verdict first, where the eyes are after Check; Continue under it.
     if let Some(c) = answered {
-        let (right, ran) = match fix {
-            Some((right, ran)) => (
-                right,
-                format!(" <span data-testid=\"fix-run\">{ran}</span></p><p>"),
-            ),
-            None => (c == q.correct, " ".to_string()),
-        };
-        let verdict = if right { ui.correct } else { ui.not_quite };
-        h.push_str(&format!(
-            "<p class=\"verdict\" data-testid=\"predict-verdict\"><strong>{verdict}.</strong>{ran}{}</p>",
-            q.explain
-        ));
+        let right = fix.as_ref().map_or(c == q.correct, |(right, _)| *right);
+        h.open(
+            "p",
+            &[("class", "verdict"), ("data-testid", "predict-verdict")],
+        );
+        h.open("strong", &[])
+            .text(if right { ui.correct } else { ui.not_quite })
+            .raw(".")
+            .close("strong");
+        if let Some((_, ran)) = &fix {
+            h.raw(" ").el("span", &[("data-testid", "fix-run")], ran);
+            h.close("p").open("p", &[]);
+        } else {
+            h.raw(" ");
+        }
+        h.markup(&prerendered(q.explain)).close("p");
     }
-    h.push_str("<div class=\"predict__actions\">");
+    h.open("div", &[("class", "predict__actions")]);
     if answered.is_none() {
-        h.push_str(&format!(
-            "<button type=\"submit\" class=\"primary\" data-testid=\"predict-check\">{}</button>",
-            ui.check_answer
-        ));
+        h.el(
+            "button",
+            &[
+                ("type", "submit"),
+                ("class", "primary"),
+                ("data-testid", "predict-check"),
+            ],
+            ui.check_answer,
+        );
     }
-    h.push_str(&format!(
-        "<button type=\"button\" data-act=\"{}\" data-testid=\"predict-continue\">{}</button></div>",
-        Act::Continue.name(),
-        ui.continue_run
-    ));
+    h.open("button", &[("type", "button")]);
+    Action::Do(Act::Continue).put(&mut h);
+    h.attr("data-testid", "predict-continue");
+    h.text(ui.continue_run).close("button").close("div");
     if answered.is_none() {
-        h.push_str("<p class=\"predict__hint\" data-testid=\"predict-hint\" role=\"status\"></p>");
+        h.el(
+            "p",
+            &[
+                ("class", "predict__hint"),
+                ("data-testid", "predict-hint"),
+                ("role", "status"),
+            ],
+            "",
+        );
     }
-    h.push_str("</form>");
-    h
+    h.close("form");
+    h.finish()
 }
 
 /// The progress panel: counts, the predict switch, the checklist (each scenario
 /// with a mark for "watched" and one for its answer, ✓ right, ✗ wrong), and the
 /// button that clears it.
-pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> String {
+pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> Markup {
     let total = ScenarioId::COUNT.to_string();
     let count = |n: usize| fill(ui.progress_count, &[&n.to_string(), &total]);
     let mut h = Html::new();
@@ -683,6 +725,19 @@ mod tests {
         );
         assert!(predict(ui, q, Some(1), None).contains("<strong>Correct.</strong>"));
         assert_eq!(predict(ui, "garbage", None, None), "");
+    }
+
+    /// The labels around the question were written into its markup unescaped
+    /// (while `fragment.rs` escaped the same labels on the host).
+    #[test]
+    fn the_questions_labels_are_escaped() {
+        let text = fragment::render_scenario(Lang::En, ScenarioId::NaivePost);
+        let q = part_of(&text, "q").unwrap();
+        let mut ui = *ui(Lang::En);
+        ui.predict_title = "Q&A <b>";
+        ui.not_quite = "<i>no</i>";
+        assert!(predict(&ui, q, None, None).contains("<legend>Q&amp;A &lt;b&gt;</legend>"));
+        assert!(predict(&ui, q, Some(0), None).contains("&lt;i&gt;no&lt;/i&gt;."));
     }
 
     #[test]

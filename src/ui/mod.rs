@@ -9,6 +9,8 @@ pub mod panes;
 pub mod state;
 pub mod topology;
 
+use crate::html::Markup;
+
 /// The element of the event's target matching `selector`, itself or an ancestor: how
 /// the page's one delegated listener finds what an event is for.
 pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {
@@ -18,4 +20,27 @@ pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> 
         .ok()?
         .closest(selector)
         .ok()?
+}
+
+// The page's only ways into `innerHTML`: each takes a [`Markup`] (escaped by
+// construction). `tests/markup.rs` fails if any other code writes markup.
+
+/// Reactive markup for a view's `inner_html`: `inner_html=markup(move || …)`.
+pub fn markup(f: impl Fn() -> Markup + 'static) -> impl Fn() -> String + 'static {
+    move || f().into_string()
+}
+
+/// Fixed markup for a view's `inner_html`, written once.
+pub fn fixed(m: Markup) -> String {
+    m.into_string()
+}
+
+/// Writes `m` as `el`'s content.
+pub fn set_inner(el: &web_sys::Element, m: &Markup) {
+    el.set_inner_html(m.as_str());
+}
+
+/// Writes `m` in place of `el`.
+pub fn set_outer(el: &web_sys::Element, m: &Markup) {
+    el.set_outer_html(m.as_str());
 }

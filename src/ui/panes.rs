@@ -4,6 +4,7 @@
 
 use super::act::Action;
 use super::state::Lab;
+use crate::html::Markup;
 use crate::render;
 use leptos::prelude::*;
 
@@ -39,7 +40,7 @@ pub fn StatePane(
     let markup = move || {
         // Only the narration is the lab's core (`Lab::whole`).
         if pane != Pane::Narration && !lab.whole.get() {
-            return String::new();
+            return Markup::default();
         }
         lab.world.with(|w| {
             lab.record.with(|rec| match pane {
@@ -63,12 +64,13 @@ pub fn StatePane(
                         {clock}
                     </span>
                 </h3>
-                <div aria-live="polite" aria-atomic="true" inner_html=markup></div>
+                <div aria-live="polite" aria-atomic="true" inner_html=super::markup(markup)></div>
             </section>
         }
         .into_any();
     }
-    view! { <section class=class data-testid=testid inner_html=markup></section> }.into_any()
+    view! { <section class=class data-testid=testid inner_html=super::markup(markup)></section> }
+        .into_any()
 }
 
 /// The sequence diagram; clicking an arrow jumps to the step that sent it.
@@ -83,7 +85,7 @@ pub fn Sequence() -> impl IntoView {
     let markup = move || {
         let k = lab.cursor.get();
         if !lab.whole.get() {
-            return String::new();
+            return Markup::default();
         }
         lab.run.with(|r| {
             render::sequence(
@@ -128,9 +130,9 @@ pub fn Sequence() -> impl IntoView {
         <section class="pane pane--sequence" data-testid="pane-sequence">
             <h3>{ui.pane_sequence}</h3>
             <p class="hint muted">{ui.sequence_hint}</p>
-            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=markup></div>
+            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=super::markup(markup)></div>
             <p class="hint muted" data-testid="seq-legend">{ui.seq_legend}</p>
-            <div class="contents" inner_html=super::controls::future_switch(ui)></div>
+            <div class="contents" inner_html=super::fixed(super::controls::future_switch(ui))></div>
         </section>
     }
 }

@@ -133,7 +133,7 @@ impl View {
                 if *of > 0 && *cells > 0 {
                     h.text(" · ").text(&t.fill("cells", &[cells, of]));
                 }
-                vec![(PROGRESS, h.finish())]
+                vec![(PROGRESS, h.finish().into_string())]
             }
             Reply::Found(f) => {
                 let many = f
@@ -189,7 +189,7 @@ impl View {
                 );
                 vec![
                     (MARK, step.map_or(String::new(), |k| k.to_string())),
-                    (COMPARED, h.finish()),
+                    (COMPARED, h.finish().into_string()),
                     (ANNOUNCE, crate::html::esc(&said)),
                 ]
             }
@@ -210,7 +210,7 @@ impl View {
                 h.text(" · ").text(&t.fill("took", &[&(ms as u64)]));
                 // The table last: the page takes it as the end of the answer.
                 vec![
-                    (PROGRESS, h.finish()),
+                    (PROGRESS, h.finish().into_string()),
                     (ANNOUNCE, crate::html::esc(&said)),
                     (TABLE, self.table(cells)),
                 ]
@@ -321,7 +321,7 @@ impl View {
             h.close("li");
         }
         h.close("ul");
-        h.finish()
+        h.finish().into_string()
     }
 
     /// An outcome in words: the money, the ledger, the app's belief, the invariants.
@@ -487,7 +487,7 @@ impl View {
             h.close("tr");
         }
         h.close("tbody").close("table").close("div");
-        h.finish()
+        h.finish().into_string()
     }
 }
 
