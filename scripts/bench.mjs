@@ -35,6 +35,10 @@
 //    panel would; best of 3 after a warm-up, so V8 has tiered the hot code up),
 //    transitions per second and the ratio; the time to fill the truth table of the two
 //    largest scenarios; and the page's frame intervals while the worker searches.
+//    Then the explorer natively on every scenario's default search (`cargo run --release
+//    -p idem-sim --example explore_bench`): transitions per second and peak heap bytes per
+//    unique state, beside their targets (issue 28: at least 1 M/s, at most 100 bytes; the
+//    worker within 1.5x native).
 // Prints figures only; it asserts nothing about time.
 
 import { execFileSync } from 'node:child_process';
@@ -236,6 +240,21 @@ async function animation(browser, url) {
     `max ${sorted[sorted.length - 1].toFixed(1)} ms (${(1000 / median(frames)).toFixed(0)} fps)`);
 }
 
+/** The explorer's targets (issue 28). */
+const EXPLORER_TARGET_PER_S = 1_000_000;
+const WORKER_TARGET_RATIO = 1.5;
+
+/** The explorer natively, every scenario's default search, with its own figures and targets. */
+function explorerNative() {
+  console.log('');
+  console.log('the explorer, native, one thread, every scenario (explore_bench, best of 3):');
+  const out = execFileSync('cargo', ['run', '-q', '--locked', '--release', '-p', 'idem-sim', '--example', 'explore_bench'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
+  for (const line of out.trim().split('\n')) console.log(`  ${line}`);
+}
+
 /**
  * The explorer's worker against native code: each request of the example
  * explore_worker_bench answered by the worker in the page (the last reply is the
@@ -255,6 +274,7 @@ async function explorer(browser, url) {
   const page = await context.newPage();
   await page.goto(`${url}?scenario=idempotency-key&lang=en`);
   await page.waitForSelector('[data-testid="app-ready"]');
+  console.log(`  targets: native at least ${EXPLORER_TARGET_PER_S} transitions/s, worker within ${WORKER_TARGET_RATIO}x native`);
   console.log('  request                                        native ms  worker ms  transitions  native/s   worker/s  ratio  frames median/p95/max ms');
   for (const c of cases) {
     const table = c.words.length > 0 && c.words[c.words.length - 1] === 1;
@@ -300,7 +320,8 @@ async function explorer(browser, url) {
       : '-';
     const rate = (ms) => Math.round((c.transitions * 1000) / ms);
     console.log(`  ${c.name.padEnd(45)} ${c.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(10)} ${String(c.transitions).padStart(12)} ` +
-      `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${f}`);
+      `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${f}` +
+      `  ${r.ms / c.ms <= WORKER_TARGET_RATIO ? 'met' : 'NOT met'}`);
   }
   await context.close();
 }
@@ -417,6 +438,7 @@ async function main() {
     loadLine();
     await animation(browser, lessonUrl);
     await explorer(browser, lessonUrl);
+    explorerNative();
   } finally {
     await browser.close();
     await server.close();

@@ -112,7 +112,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         h.open("div", &[("class", "table__name")])
             .el("code", &[], t.name);
         h.open("ul", &[("class", "indexes")]);
-        for ix in &t.unique {
+        for ix in t.unique.iter() {
             let cols: Vec<&str> = ix.columns.iter().map(|c| t.columns[*c]).collect();
             let mut text = format!("{} ({})", ui.unique_index, cols.join(", "));
             if !ix.present {
@@ -138,7 +138,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         .open("table", &[])
         .open("thead", &[])
         .open("tr", &[]);
-        for c in &t.columns {
+        for c in t.columns.iter() {
             h.el("th", &[], c);
         }
         h.close("tr").close("thead").open("tbody", &[]);
@@ -164,7 +164,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
                 ],
             );
             // On a phone the rows are stacked; each cell then names its column.
-            for (v, c) in vals.into_iter().flatten().zip(&t.columns) {
+            for (v, c) in vals.into_iter().flatten().zip(t.columns.iter()) {
                 h.el("td", &[("data-label", c)], &cell(v));
             }
             h.close("tr");

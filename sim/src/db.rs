@@ -9,6 +9,7 @@ use crate::key::Paid;
 use crate::vecmap::VecMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// A cell value.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,11 +76,14 @@ impl Row {
     }
 }
 
+/// A table. Its schema (columns, unique indexes) is shared by every copy of
+/// a world (`Arc`): the explorer clones worlds by the million, and a clone
+/// copies only rows; an index switched on or off is copied on write.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Table {
     pub name: &'static str,
-    pub columns: Vec<&'static str>,
-    pub unique: Vec<UniqueIndex>,
+    pub columns: Arc<[&'static str]>,
+    pub unique: Arc<Vec<UniqueIndex>>,
     pub rows: Vec<Row>,
     next_row: u32,
 }
@@ -88,8 +92,8 @@ impl Table {
     pub fn new(name: &'static str, columns: &[&'static str]) -> Table {
         Table {
             name,
-            columns: columns.to_vec(),
-            unique: Vec::new(),
+            columns: columns.into(),
+            unique: Arc::new(Vec::new()),
             rows: Vec::new(),
             next_row: 1,
         }
@@ -98,7 +102,7 @@ impl Table {
     /// Declares a unique index over `cols` (by name); `present: false` leaves it out.
     pub fn with_unique(mut self, name: &str, cols: &[&str], present: bool) -> Table {
         let columns = cols.iter().map(|c| self.col(c)).collect();
-        self.unique.push(UniqueIndex {
+        Arc::make_mut(&mut self.unique).push(UniqueIndex {
             name: name.into(),
             columns,
             present,

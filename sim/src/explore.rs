@@ -299,14 +299,15 @@ fn bounded_choices(
     }
 }
 
-/// Takes each of `choices` in `parent`, and hands `f` the choice and the
-/// world it leads to. A fired event that starts a race among waiting
-/// statements (so may a crash) adds a choice per other winner ([`Choice::Race`]). `f` returns
-/// `false` to stop. The last choice takes the parent itself instead of a copy.
+/// Takes each of `choices` in `parent`, and hands `f` the choice's index,
+/// the choice and the world it leads to. A fired event that starts a race
+/// among waiting statements (so may a crash) adds a choice per other winner
+/// ([`Choice::Race`]). `f` returns `false` to stop. The last choice takes the
+/// parent itself instead of a copy.
 fn successors(
     parent: Box<World>,
     choices: &mut Vec<Choice>,
-    mut f: impl FnMut(Choice, Box<World>) -> bool,
+    mut f: impl FnMut(usize, Choice, Box<World>) -> bool,
 ) {
     // With two statements waiting, a step or a crash may start a race
     // between them: each other winner is a successor too (the parent is
@@ -330,32 +331,72 @@ fn successors(
             let others = 1..r.candidates.len() as u32;
             choices.extend(others.map(|p| Choice::Race(start, p)));
         }
-        if !f(c, w) {
+        if !f(i - 1, c, w) {
             return;
         }
     }
 }
 
-/// A node of the search tree: how a state was first reached. Node 0 is the start.
+/// A node of the search tree: how a state was first reached. Node 0 is the
+/// start. Eight bytes: the choice is its index among the parent's choices
+/// (the same every time they are listed), and a path is found again by
+/// replaying them from the start ([`Paths::to`]).
 #[derive(Clone, Copy, Debug)]
 struct Link {
     parent: u32,
-    choice: Choice,
+    choice: u16,
     /// Every choice from the start to here fires the earliest pending event
     /// or is a command: the path is a run the lab can replay.
     ordered: bool,
 }
 
-/// The choices from the start to `node`.
-fn path_to(tree: &[Link], mut node: u32) -> Vec<Choice> {
-    let mut path = Vec::new();
-    while node != 0 {
-        let l = tree[node as usize];
-        path.push(l.choice);
-        node = l.parent;
+/// What turns a node of the tree back into its path: the start, the tree
+/// and what decides a state's choices.
+struct Paths<'a> {
+    start: &'a World,
+    tree: &'a [Link],
+    bound: &'a Bound,
+    crashable: &'a [NodeId],
+    rules: (Losable, Millis),
+}
+
+impl Paths<'_> {
+    /// The choices from the start to `node`, replayed (a path is asked for
+    /// only when a violation or a new outcome is found).
+    fn to(&self, mut node: u32) -> Vec<Choice> {
+        let mut picks = Vec::new();
+        while node != 0 {
+            let l = self.tree[node as usize];
+            picks.push(l.choice);
+            node = l.parent;
+        }
+        let mut w = Box::new(self.start.clone());
+        let mut used = Used::default();
+        let mut path = Vec::with_capacity(picks.len());
+        let mut choices = Vec::new();
+        for &pick in picks.iter().rev() {
+            bounded_choices(
+                &w,
+                self.bound,
+                used,
+                self.crashable,
+                self.rules,
+                &mut choices,
+            );
+            let mut taken = None;
+            successors(w, &mut choices, |i, c, next| {
+                if i == usize::from(pick) {
+                    taken = Some((c, next));
+                }
+                taken.is_none()
+            });
+            let (c, next) = taken.expect("a node's choice is among its parent's");
+            path.push(c);
+            used = used.after(&c);
+            w = next;
+        }
+        path
     }
-    path.reverse();
-    path
 }
 
 /// A state waiting to be expanded.
@@ -382,19 +423,19 @@ impl Found {
     /// Looks at a newly reached state: violations and ends. With `supervised`
     /// (see [`Search::supervise`]) a world with a node down is judged only
     /// on the invariants that hold after every step, and is no end.
-    fn look(&mut self, w: &World, tree: &[Link], node: u32) {
+    fn look(&mut self, w: &World, paths: &Paths, node: u32) {
         let down = self.supervised.iter().any(|n| !w.is_up(*n));
         for (inv, holds) in w.invariants.iter() {
             let bit = 1u64 << (*inv as usize);
             if !*holds && self.reported & bit == 0 && !(down && inv.expect() != Expect::Always) {
                 self.reported |= bit;
-                self.report.violations.push((*inv, path_to(tree, node)));
+                self.report.violations.push((*inv, paths.to(node)));
             }
         }
         if w.is_quiet() && !down {
             self.report.ends += 1;
             let outcome = EndState::of(w);
-            let ordered = tree[node as usize].ordered;
+            let ordered = paths.tree[node as usize].ordered;
             match self
                 .report
                 .outcomes
@@ -404,15 +445,15 @@ impl Found {
                 Some(i) => {
                     self.report.outcomes[i].count += 1;
                     if ordered && self.ordered[i].is_none() {
-                        self.ordered[i] = Some(path_to(tree, node));
+                        self.ordered[i] = Some(paths.to(node));
                     }
                 }
                 None => {
-                    self.ordered.push(ordered.then(|| path_to(tree, node)));
+                    self.ordered.push(ordered.then(|| paths.to(node)));
                     self.report.outcomes.push(Ending {
                         outcome,
                         count: 1,
-                        path: path_to(tree, node),
+                        path: paths.to(node),
                     });
                 }
             }
@@ -465,6 +506,8 @@ pub struct Search {
     /// How far a clock jump moves the clock (an hour unless set).
     pub jump: Millis,
     crashable: Vec<NodeId>,
+    /// The start (untraced): paths are replayed from it.
+    start: World,
     found: Found,
     tree: Vec<Link>,
     seen: FingerprintSet,
@@ -501,7 +544,7 @@ impl Search {
         };
         let tree = vec![Link {
             parent: 0,
-            choice: Choice::AdvanceClock(Millis::ZERO),
+            choice: 0,
             ordered: true,
         }];
         // The search reads states, not the trace: its worlds skip the trace's texts.
@@ -509,11 +552,18 @@ impl Search {
         start.untraced = true;
         let mut seen = FingerprintSet::default();
         seen.insert(Used::default().key(&start));
-        found.look(&start, &tree, 0);
+        let paths = Paths {
+            start: &start,
+            tree: &tree,
+            bound: &bound,
+            crashable: &crashable,
+            rules: (Losable::Any, Millis::HOUR),
+        };
+        found.look(&start, &paths, 0);
         let mut open = VecDeque::new();
         if !start.is_quiet() {
             open.push_back(Open {
-                world: Box::new(start),
+                world: Box::new(start.clone()),
                 node: 0,
                 used: Used::default(),
                 depth: 0,
@@ -524,6 +574,7 @@ impl Search {
             losable: Losable::Any,
             jump: Millis::HOUR,
             crashable,
+            start,
             found,
             tree,
             seen,
@@ -574,7 +625,7 @@ impl Search {
         );
         let first = o.world.queue.first_key().copied();
         let mut stop = false;
-        successors(o.world, &mut choices, |c, w| {
+        successors(o.world, &mut choices, |i, c, w| {
             self.found.report.states += 1;
             let used = o.used.after(&c);
             if !self.seen.insert(used.key(&w)) {
@@ -594,11 +645,18 @@ impl Search {
             };
             self.tree.push(Link {
                 parent: o.node,
-                choice: c,
+                choice: u16::try_from(i).expect("fewer than 65,536 choices in a state"),
                 ordered: in_order && self.tree[o.node as usize].ordered,
             });
             self.found.report.depth = self.found.report.depth.max(o.depth + 1);
-            self.found.look(&w, &self.tree, node);
+            let paths = Paths {
+                start: &self.start,
+                tree: &self.tree,
+                bound: &self.bound,
+                crashable: &self.crashable,
+                rules: (self.losable, self.jump),
+            };
+            self.found.look(&w, &paths, node);
             if !w.is_quiet() {
                 self.open.push_back(Open {
                     world: w,

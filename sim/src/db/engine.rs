@@ -48,7 +48,7 @@ impl Db {
     }
 
     pub fn set_unique_present(&mut self, table: &str, present: bool) {
-        for ix in &mut self.table_mut(table).unique {
+        for ix in Arc::make_mut(&mut self.table_mut(table).unique) {
             ix.present = present;
         }
     }
@@ -506,7 +506,7 @@ impl Db {
             } = t;
             next_row.hash(h);
             h.write_usize(unique.len());
-            for ix in unique {
+            for ix in unique.iter() {
                 ix.present.hash(h);
             }
             rows.hash(h);

@@ -41,7 +41,7 @@ fn futures(w: &World, used: Used, bound: &Bound, cap: usize) -> Option<(Vec<u64>
     while let Some((w, used)) = open.pop_front() {
         let jump = (Losable::Any, Millis::HOUR);
         bounded_choices(&w, bound, used, &crashable, jump, &mut choices);
-        successors(w, &mut choices, |c, next| {
+        successors(w, &mut choices, |_, c, next| {
             let used = used.after(&c);
             if seen.insert(used.key(&next)) {
                 match ending(&next) {
@@ -80,7 +80,7 @@ fn check_merges(id: &str, start: &World, bound: &Bound, keep: usize) -> usize {
     while let Some((w, used)) = open.pop_front() {
         let jump = (Losable::Any, Millis::HOUR);
         bounded_choices(&w, bound, used, &crashable, jump, &mut choices);
-        successors(Box::new(w), &mut choices, |c, next| {
+        successors(Box::new(w), &mut choices, |_, c, next| {
             let used = used.after(&c);
             let key = used.key(&next);
             if seen.insert(key) {
