@@ -106,9 +106,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.match(await lab.text('narration-text'), /next response/i, 'the narration tells the lost ack');
       const end = await lab.toEnd();
       assert.notEqual(end.n, fresh.n, 'the lost ack branched the run');
-      assert.equal(await lab.text('charge-count'), '1', 'lost ack: one charge');
-      assert.equal(await lab.text('customer-charged'), '$100.00');
-      assert.equal(await lab.invariantStatus(), 'holds');
+      assert.equal(await lab.invariantStatus(), 'holds', 'lost ack');
       assert.equal(dropped.k, 1, 'the lost-ack command is a step of its own');
 
       await lab.byId('btn-restart').click();
@@ -117,9 +115,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       assert.match(await lab.byId('btn-parallel-retries').textContent(), /\b3\b/, 'the button names N');
       await lab.clickAndStep('btn-parallel-retries', 1);
       await lab.toEnd();
-      assert.equal(await lab.text('charge-count'), '1', '3 parallel retries: one charge');
-      assert.equal(await lab.text('customer-charged'), '$100.00');
-      assert.equal(await lab.invariantStatus(), 'holds');
+      assert.equal(await lab.invariantStatus(), 'holds', '3 parallel retries');
 
       // N is clamped to 2..10.
       await lab.setParallelN(42);
@@ -445,55 +441,35 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
   test('the client pane shows the retry policy; a deadline under the TTL stops the late retry and the app says it is checking', async () => {
     await withLab(q({ scenario: 'ttl-expiry' }), async (lab) => {
       assert.match(await lab.text('retry-policy'), /attempts: 4 .*deadline 48 h/);
-      await lab.toEnd();
-      assert.equal(await lab.text('charge-count'), '2', 'the retry 25 h later charges again');
     });
     await withLab(q({ scenario: 'ttl-expiry', on: 'short-deadline' }), async (lab) => {
       assert.match(await lab.text('retry-policy'), /deadline 1 h/);
       await lab.toEnd();
-      assert.equal(await lab.text('charge-count'), '1');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
       assert.match(await lab.text('phone-screen'), /checking/, 'never "failed": the outcome is unknown');
     });
   });
 
-  test('the processor\'s lost answer under the ADR, Stripe and Powertools: only Stripe leaves a charge without a ledger row', async () => {
-    await withLab(q({ scenario: 'idempotency-key', on: 'processor-timeout' }), async (lab) => {
-      const outcome = async () => [
-        await lab.text('charge-count'),
-        await lab.text('ledger-rows'),
-        await lab.byId('client-belief').getAttribute('data-belief'),
-      ];
+  // The outcomes of each design (the ADR, Stripe, Powertools, with and without the key at
+  // the processor) are the core's: sim/tests/scenarios.rs idempotency_key_processor_timeout_*.
+  test('the processor\'s lost answer under Stripe\'s design: the app gives up and says it is checking; one design at a time', async () => {
+    await withLab(q({ scenario: 'idempotency-key', on: 'processor-timeout,errors-replayed' }), async (lab) => {
       await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '1', 'succeeded'], 'the ADR: the takeover gets the same charge');
-      await lab.setToggle('errors-replayed', true);
-      await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '0', 'gave-up'], 'Stripe: the stored 503 is replayed');
+      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
       assert.match(await lab.text('phone-screen'), /checking/);
       await lab.setToggle('delete-on-error', true);
       assert.equal(await lab.byId('toggle-errors-replayed').isChecked(), false, 'one design at a time');
-      await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '1', 'succeeded'], 'Powertools, with the key at the processor');
-      await lab.setToggle('key-to-processor', false);
-      await lab.toEnd();
-      assert.deepEqual(await outcome(), ['2', '1', 'succeeded'], 'Powertools without it: the retry charges again');
     });
   });
 
   test('the receipt by email: the customer gets two without the outbox and one with it, charged once either way', async () => {
     await withLab(q({ scenario: 'receipt-email' }), async (lab) => {
-      const outcome = async () => [
-        await lab.text('charge-count'),
-        await lab.text('ledger-rows'),
-        await lab.text('receipts'),
-      ];
       assert.equal(await lab.has('node-mail'), true, 'the mail service is drawn');
       await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '1', '2'], 'the resumed retry emails the receipt again');
+      assert.equal(await lab.text('receipts'), '2', 'the count of receipts is drawn');
       assert.equal(await lab.invariantStatus(), 'violated');
       await lab.setToggle('outbox', true);
       await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '1', '1'], 'the relay sends again; the mail service drops the repeated id');
       assert.equal(await lab.invariantStatus(), 'holds');
     });
   });
@@ -527,16 +503,13 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
 
   test('one key for two endpoints: the refund gets the payment\'s answer; scoped by method and path it runs', async () => {
     await withLab(q({ scenario: 'key-scope' }), async (lab) => {
-      const outcome = async () => [await lab.text('charge-count'), await lab.text('ledger-rows'), await lab.text('customer-charged')];
       await lab.toEnd();
-      assert.deepEqual(await outcome(), ['1', '1', '$100.00'], 'no refund');
       assert.equal(await lab.byId('inv-response-matches-request').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('inv-refund-made').getAttribute('class'), 'bad');
       assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'succeeded', 'the app believes the refund is done');
       assert.equal(await lab.text('phone-screen'), 'Refunded $100.00', 'the app tells the customer so');
       await lab.setToggle('scoped-key', true);
       await lab.toEnd();
-      assert.deepEqual(await outcome(), ['2', '2', '$0.00'], 'the refund runs under its own key');
       assert.equal(await lab.invariantStatus(), 'holds');
       assert.equal(await lab.text('truth'), 'Refunds to the card for this refund: 1, $100.00 in all');
       assert.match(await lab.text('client-belief'), /re_2/, 'the refund has a refund id');

@@ -243,7 +243,6 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
         const page = await context.newPage();
         await page.goto(`http://localhost:${host.address().port}/`);
         await page.frameLocator('iframe').getByTestId('app-ready').waitFor({ state: 'attached', timeout: 20_000 });
-        await page.waitForLoadState('networkidle');
         // The panes and the diagram come a frame after the lab's core: until the host has
         // the height the lesson has once they are in.
         await page.frameLocator('iframe').getByTestId('pane-sequence').waitFor();

@@ -13,6 +13,10 @@ export const NODE_IDS = ['node-client', 'node-api', 'node-redis', 'node-postgres
 export const LINK_IDS = ['link-client-api', 'link-api-redis', 'link-api-postgres', 'link-api-processor'];
 
 const READY = '[data-testid="app-ready"]';
+/** The lab drawn whole: the panes and the diagram come a frame after its core (`Lab::whole`). */
+export const WHOLE = '[data-testid="pane-sequence"] .sequence > svg';
+/** The scenario's text has arrived (the last fetch of a page load): its listing is drawn. */
+export const TEXT_IN = '[data-testid="code-pane"] ol.code > li';
 
 /**
  * Whether a failed request belongs to a document the page has since left: aborted by
@@ -116,9 +120,10 @@ export class LessonPage {
     return lesson;
   }
 
+  /** The module has mounted the lab (`app-ready`) and drawn it whole. */
   async waitUntilReady() {
     await this.page.waitForSelector(READY, { timeout: 20_000 });
-    await this.page.waitForLoadState('networkidle');
+    await this.page.locator(WHOLE).first().waitFor({ state: 'attached' });
   }
 
   async close() {

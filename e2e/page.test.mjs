@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 
 import { LabPage } from './lab-page.mjs';
-import { ARTIFACTS, LINK_IDS, LessonPage, NODE_IDS } from './lesson-page.mjs';
+import { ARTIFACTS, LINK_IDS, LessonPage, NODE_IDS, TEXT_IN, WHOLE } from './lesson-page.mjs';
 import { CSP, policyOf, startServer } from './server.mjs';
 
 const SUB_PATH = '/courses/reliability/idempotency-lab/';
@@ -19,6 +19,16 @@ const EMBED_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Embedding page</title><link rel="icon" href="${SUB_PATH}public/favicon.svg"></head><body>
 <iframe src="${SUB_PATH}" title="Idempotency Lab" width="800" height="600"></iframe>
 </body></html>`;
+
+/** Reads `read()` until `done` holds of what it read (a condition, not a pause); returns that. */
+async function until(read, done, what, timeout = 10_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const got = await read();
+    if (done(got)) return got;
+    assert.ok(Date.now() < end, `${what} within ${timeout} ms: ${JSON.stringify(got)}`);
+  }
+}
 
 describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => {
   let server;
@@ -62,8 +72,9 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       assert.equal(policy.replace(/ 'sha256-[A-Za-z0-9+/=]+'/g, ''), CSP);
       assert.equal(await lesson.title(), 'Idempotency Lab');
       assert.equal(await lesson.page.title(), 'Idempotency Lab');
-      // Not even a warning (once: the wasm preload's ignored `integrity` attribute).
-      await lesson.page.waitForTimeout(500);
+      // Not even a warning (once: the wasm preload's ignored `integrity` attribute), by the
+      // time the page has used what it fetched last: the scenario's text.
+      await lesson.page.locator(TEXT_IN).first().waitFor({ state: 'attached' });
       assert.deepEqual(lesson.warnings, [], 'no console warning on load');
     }, server.url + PAGES.en);
   });
@@ -157,7 +168,7 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       await host.page.goto(lms);
       const frame = host.page.frameLocator('iframe');
       await frame.getByTestId('app-ready').waitFor({ timeout: 20_000 });
-      await host.page.waitForLoadState('networkidle');
+      await frame.locator(WHOLE).first().waitFor({ state: 'attached' });
       const messages = () => host.page.evaluate(() => window.messages);
       // The frame's height on the host page, and the lesson's height inside it (another origin).
       const fits = async () => ({
@@ -185,12 +196,13 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       await host.page.setViewportSize({ width: 420, height: 768 });
       await host.page.waitForFunction((h) =>
         window.messages.filter((m) => m.data.subject === 'lti.frameResize').at(-1).data.height > h, before);
-      await host.page.waitForTimeout(300);
+      // Settled: the frame fits the reflowed lesson (the last height posted is its height).
+      const settled = ({ frame: fh, content, inner }) => Math.abs(fh - content) <= 1 && content <= inner;
+      const { frame: fh, content, inner } = await until(fits, settled, 'the frame fits the lesson');
       const after = (await messages()).filter((m) => m.data.subject === 'lti.frameResize');
       const heights = after.map((m) => m.data.height);
       assert.ok(heights.every((h, i) => i === 0 || h !== heights[i - 1]), `only changes are posted: ${heights}`);
-      const { frame: fh, content, inner } = await fits();
-      assert.ok(Math.abs(fh - content) <= 1 && content <= inner, `the frame fits the lesson: frame ${fh}, content ${content}, inner ${inner}`);
+      assert.ok(settled({ frame: fh, content, inner }), `the frame fits the lesson: frame ${fh}, content ${content}, inner ${inner}`);
       mkdirSync(ARTIFACTS, { recursive: true });
       await host.page.screenshot({ path: path.join(ARTIFACTS, 'lms-iframe-420.png') });
       // Copy link in a frame without clipboard permission: the link is offered in a
@@ -237,7 +249,7 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
         await lesson.page.waitForSelector('[data-testid="app-ready"]');
         await lesson.page.waitForFunction(() => /^\s*1\s*\//.test(document.querySelector('[data-testid=step-counter]').textContent));
         assert.equal(await lesson.page.getByTestId('crash').count(), 0);
-        await lesson.page.waitForLoadState('networkidle');
+        await lesson.page.locator(TEXT_IN).first().waitFor({ state: 'attached' });
         assert.deepEqual(lesson.problems, []);
       } finally {
         await lesson.close();
@@ -253,7 +265,7 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       const frame = host.page.frameLocator('iframe');
       await frame.getByTestId('app-ready').waitFor({ timeout: 20_000 });
       assert.equal(await frame.locator('[data-testid^="node-"]').count(), NODE_IDS.length);
-      await host.page.waitForLoadState('networkidle');
+      await frame.locator(TEXT_IN).first().waitFor({ state: 'attached' });
       assert.deepEqual(host.problems, [], 'no console error, page error or failed request');
     } finally {
       await context.close();
