@@ -9,11 +9,14 @@ on 127.0.0.1 only, in a temporary directory, and stops on exit (failure too):
   model connection, in the model's order; its tag, rows (in order where the
   SQL fixes one with ORDER BY), error code and constraint must match;
 - a statement the model parks must wait on a lock in pg_stat_activity, behind
-  the same holder's backend; a statement the model runs at once must not wait;
+  the backend of the transaction the model parks it behind (pg_blocking_pids,
+  directly or through a waiter queued ahead of it); a statement the model runs
+  at once must not wait;
 - every Redis command, as displayed, parsed as redis-cli parses it; the reply,
-  and the keyspace with its TTLs on a clock mapped to the model's (model time
-  that passes between commands is taken off every TTL; the real time the
-  replay itself takes is not), must match;
+  and the keyspace with its TTLs on a clock mapped to the model's, exactly
+  (to the millisecond): a SET that gives a TTL must have run on Redis's clock
+  within the command's round trip (its PEXPIRETIME minus the TTL), and the
+  key's expiry then moves to the model's clock (see `MODEL_EPOCH`);
 - at the end of each run, the committed tables and the Redis keyspace.
 
 Prints `<N> SQL statements, <M> Redis commands, <K> mismatches` and exits 1 on
@@ -24,6 +27,7 @@ install it). Clients: Debian's python3-psycopg2 and python3-redis.
 import atexit
 import glob
 import json
+import math
 import os
 import select
 import shutil
@@ -48,9 +52,18 @@ INSTALL = {
     "postgres": "apt-get install postgresql (make setup installs it)",
     "redis-server": "apt-get install redis-server (make setup installs it)",
 }
-# How long a statement the model runs at once may take before it counts as waiting.
+# How long a statement the model parks may take to show as waiting, and to be let go.
 BLOCK_TIMEOUT = 2.0
+# How long a statement the model runs at once may take before it counts as waiting: on
+# a loaded machine a lock's release (a lost connection's backend exiting) takes seconds.
+RUN_TIMEOUT = 10.0
 SHOWN = int(os.environ.get("STORES_SHOW", "12"))  # mismatches printed in full
+# Where model time 0 stands on Redis's clock (ms since 1970: 2100-01-01). Every
+# expiry is kept at MODEL_EPOCH + the model's expiry, so Redis never expires a
+# key by itself and the real time the replay takes ages nothing: TTLs compare
+# exactly. Model time passing expires keys by Redis's own rule (a key lives
+# through the millisecond of its expiry: db.c, expireIfNeeded `now <= when`).
+MODEL_EPOCH = 4_102_444_800_000
 
 
 def die(msg):
@@ -61,15 +74,15 @@ def die(msg):
 # ------------------------------------------------------------------ servers
 
 def pg_bindir():
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/postgres"),
-        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
-    )
-    if found:
-        return os.path.dirname(found[-1])
+    """The newest PostgreSQL's server binaries (Debian keeps them off PATH), else PATH's."""
+    runs = lambda d: all(os.access(os.path.join(d, b), os.X_OK) for b in ("postgres", "initdb"))
+    dirs = sorted((os.path.dirname(p) for p in glob.glob("/usr/lib/postgresql/*/bin/postgres")),
+                  key=lambda d: int(d.split("/")[4]) if d.split("/")[4].isdigit() else 0, reverse=True)
     p = shutil.which("postgres")
-    if p and shutil.which("initdb"):
-        return os.path.dirname(os.path.realpath(p))
+    dirs += [os.path.dirname(os.path.realpath(p))] if p else []
+    for d in dirs:
+        if runs(d):
+            return d
     die(f"PostgreSQL's server binaries (postgres, initdb) not found: {INSTALL['postgres']}")
 
 
@@ -106,11 +119,10 @@ class Servers:
         self.procs = []
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _as_server_user(self, argv):
-        # PostgreSQL refuses to run as root: run it as Debian's `postgres` user.
-        if os.geteuid() != 0:
-            return argv
-        return ["runuser", "-u", "postgres", "--"] + argv
+    def _as_server_user(self):
+        # PostgreSQL refuses to run as root: run it as Debian's `postgres` user, in
+        # the process itself (no runuser in between: stop() signals the server).
+        return {"user": "postgres", "group": "postgres", "extra_groups": []} if os.geteuid() == 0 else {}
 
     def start_postgres(self):
         bindir = pg_bindir()
@@ -122,9 +134,9 @@ class Servers:
             except LookupError:
                 die(f"running as root and there is no `postgres` user to run PostgreSQL: {INSTALL['postgres']}")
         r = subprocess.run(
-            self._as_server_user([f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust",
-                                  "-E", "UTF8", "--no-locale", "--no-sync"]),
-            capture_output=True, text=True)
+            [f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust",
+             "-E", "UTF8", "--no-locale", "--no-sync"],
+            capture_output=True, text=True, **self._as_server_user())
         if r.returncode != 0:
             die(f"initdb failed ({bindir}/initdb):\n{r.stderr.strip()}")
         port = free_port()
@@ -133,13 +145,13 @@ class Servers:
         with open(log, "w") as f:
             shutil.chown(log, "postgres") if os.geteuid() == 0 else None
             p = subprocess.Popen(
-                self._as_server_user([
+                [
                     f"{bindir}/postgres", "-D", data, "-p", str(port), "-k", self.tmp,
                     "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                     "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
                     "-c", "max_connections=200", "-c", "deadlock_timeout=100ms",
-                    "-c", "log_min_messages=fatal"]),
-                stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+                    "-c", "log_min_messages=fatal"],
+                stdout=f, stderr=subprocess.STDOUT, start_new_session=True, **self._as_server_user())
         self.procs.append(p)
         dsn = f"host={self.tmp} port={port} user=postgres dbname=postgres"
         deadline = time.time() + 30
@@ -160,9 +172,9 @@ class Servers:
         return dsn
 
     def start_redis(self):
-        exe = shutil.which("redis-server") or ("/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None)
+        exe = shutil.which("redis-server")
         if not exe:
-            die(f"redis-server not found: {INSTALL['redis-server']}")
+            die(f"redis-server not found (or not executable) on PATH: {INSTALL['redis-server']}")
         port = free_port()
         if port_in_use(port):
             die(f"Redis: port {port} on 127.0.0.1 is in use")
@@ -294,6 +306,7 @@ class Replayer:
         self.sql = 0
         self.cmds = 0
         self.waits = 0
+        self.blockers = 0       # waits whose holder pg_blocking_pids confirmed
         self.errors = 0
         self.mismatches = []
         self.signature = None
@@ -301,7 +314,8 @@ class Replayer:
         self.lingering = False  # a closed connection's backend may still wait
         self.swaps = 0
         self.branches = 0       # races Postgres decided otherwise, followed into the model's branch
-        self.ttl_slack = 0.0    # the widest uncertainty a TTL was compared with
+        self.ttls = 0           # TTLs compared (each exactly)
+        self.set_rtt = 0        # the longest round trip (ms) a SET's clock was placed in
 
     # --- set-up
 
@@ -353,8 +367,10 @@ class Replayer:
     # --- checks
 
     def pid_waits_behind(self, pid, holder_pid):
-        """Whether backend `pid` waits on a lock, behind `holder_pid` (directly
-        or behind a waiter that itself waits behind it)."""
+        """Whether backend `pid` waits on a lock, behind `holder_pid` as
+        `pg_blocking_pids` names its blockers: directly, or behind a waiter
+        that itself waits behind it (a second waiter for a row queues behind
+        the first: Postgres's tuple lock)."""
         with self.admin.cursor() as c:
             c.execute("SELECT pid, wait_event_type, pg_blocking_pids(pid) FROM pg_stat_activity "
                       "WHERE backend_type = 'client backend'")
@@ -365,8 +381,7 @@ class Replayer:
             return True, rows[pid]
         seen, todo = set(), [pid]
         while todo:
-            p = todo.pop()
-            for b in rows.get(p, (None, []))[1]:
+            for b in rows.get(todo.pop(), (None, []))[1]:
                 if b == holder_pid:
                     return True, rows[pid]
                 if b not in seen:
@@ -405,7 +420,6 @@ class Replayer:
         pids = {}
         hist = {}       # model conn -> what it ran so far (texts and results)
         rclock = 0      # the model time the real keyspace stands at
-        anchor = {}     # key -> (real time (s) around its TTL's setting, uncertainty carried (ms))
         i = -1
         events, end = run["events"], run["end"]
         picks = []      # the winners of the races so far, as candidate indexes
@@ -443,7 +457,12 @@ class Replayer:
                         if wait_conn(conn, 0.0005):
                             raise Mismatch(f"{ev['text']!r} waits in the model, runs at once in Postgres")
                         pending[n] = (cur, ev["text"])
-                        holder = pids.get(ev["holder"]) if ev["holder"] is not None else None
+                        holder = None
+                        if ev["holder"] is not None:
+                            if ev["holder"] not in pids:
+                                raise Mismatch(f"{ev['text']!r} waits behind conn {ev['holder']}, which never ran")
+                            holder = pids[ev["holder"]]
+                            self.blockers += 1
                         deadline = time.time() + BLOCK_TIMEOUT
                         while True:
                             ok, info = self.pid_waits_behind(pids[n], holder)
@@ -452,8 +471,10 @@ class Replayer:
                             if wait_conn(conn, 0.001):
                                 raise Mismatch(f"{ev['text']!r} waits in the model, runs in Postgres")
                             if time.time() > deadline:
-                                raise Mismatch(f"{ev['text']!r} waits behind conn {ev['holder']} in the model;"
-                                               f" in Postgres: {info}")
+                                conn_of = {p: m for m, p in pids.items()}
+                                said = info and (info[0], [conn_of.get(p, f"pid {p}") for p in info[1]])  # direct blockers
+                                raise Mismatch(f"{ev['text']!r} of conn {n} waits behind conn {ev['holder']} in the model;"
+                                               f" in Postgres (wait, blocked by conns): {said}")
                         self.waits += 1
                         continue
                     if n in pending:
@@ -479,7 +500,7 @@ class Replayer:
                         cur.execute(ev["text"])
                     self.sql += 1
                     try:
-                        if not wait_conn(conn, BLOCK_TIMEOUT):
+                        if not wait_conn(conn, RUN_TIMEOUT):
                             _, info = self.pid_waits_behind(pids[n], None)
                             pending[n] = (cur, ev["text"])
                             raise Mismatch(f"{ev['text']!r} runs at once in the model, waits in Postgres: {info}")
@@ -512,19 +533,18 @@ class Replayer:
                                 raise Mismatch(f"conn {n}'s backend outlived its closed socket")
                             time.sleep(0.0005)
                 elif k == "redis":
-                    rclock = self.advance(rclock, ev["t"], anchor)
+                    rclock = self.advance(rclock, ev["t"])
                     args = split_args(ev["text"])
                     self.cmds += 1
-                    before = time.monotonic()
+                    before = time.time()
                     self.rconn.send_command(*args)
                     try:
                         got = self.rconn.read_response()
                     except redis.exceptions.ResponseError as e:
                         got = {"error": str(e)}
-                    name = args[0].upper()
-                    if name == "SET" and got == "OK":
-                        # When Redis ran it, as closely as this side can tell.
-                        anchor[args[1]] = (before, time.monotonic(), 0)
+                    after = time.time()
+                    if args[0].upper() == "SET" and got == "OK":
+                        self.to_model_clock(args, ev["t"], before, after)
                     want = ev["reply"]
                     if want == "ok":
                         good = got == "OK"
@@ -548,8 +568,8 @@ class Replayer:
                     got = sorted(json.dumps(list(r)) for r in c.fetchall())
                     if got != sorted(map(json.dumps, want)):
                         raise Mismatch(f"table {name} at the end: model {want}, Postgres {[json.loads(g) for g in got]}")
-            rclock = self.advance(rclock, end["t"], anchor)
-            self.compare_keyspace(end["redis"], anchor)
+            rclock = self.advance(rclock, end["t"])
+            self.compare_keyspace(end["redis"], end["t"])
         except Mismatch as m:
             self.mismatches.append((run["name"], i, str(m)))
         finally:
@@ -583,59 +603,58 @@ class Replayer:
             raise Mismatch(f"the model's branch {picks} of this run: {r.stderr.strip()}")
         return json.loads(r.stdout)
 
-    def ttl_now(self, key, anchor):
-        """The key's remaining TTL on the model's clock, as (ms, uncertainty in
-        ms); None: no TTL; -2: no key. It is the PTTL plus the real time since
-        the key's SET, which the model does not see (measured from both sides
-        of each round trip: the uncertainty)."""
-        before = time.monotonic()
-        self.rconn.send_command("PTTL", key)
-        p = self.rconn.read_response()
-        after = time.monotonic()
-        if p < 0:
-            return None if p == -1 else -2
-        lo, hi, carried = anchor.get(key, (before, before, 0))
-        least, most = (before - hi) * 1000, (after - lo) * 1000
-        return p + (least + most) / 2, (most - least) / 2 + 1 + carried
+    def redis(self, *args):
+        self.rconn.send_command(*args)
+        return self.rconn.read_response()
 
-    def advance(self, rclock, t, anchor):
+    def to_model_clock(self, args, t, before, after):
+        """A SET ran between real times `before` and `after` (s) at model time
+        `t`. If it gave the key a TTL, Redis's expiry is its clock then plus
+        the TTL: that clock must fall within the round trip (to the ms), and
+        the expiry moves to MODEL_EPOCH + t + the TTL."""
+        opts = [a.upper() for a in args[3:]]
+        unit = next((u for u in ("PX", "EX") if u in opts), None)
+        if unit is None:
+            return
+        ttl = int(args[3 + opts.index(unit) + 1]) * (1 if unit == "PX" else 1000)
+        ran = self.redis("PEXPIRETIME", args[1]) - ttl
+        lo, hi = math.floor(before * 1000), math.floor(after * 1000)
+        if not lo <= ran <= hi:
+            raise Mismatch(f"{' '.join(args)!r}: Redis's TTL counts from {ran} ms, not from the"
+                           f" command's own time [{lo}, {hi}] ms")
+        self.set_rtt = max(self.set_rtt, hi - lo)
+        self.redis("PEXPIREAT", args[1], MODEL_EPOCH + t + ttl)
+
+    def expiry(self, key):
+        """The key's expiry on the model's clock (ms); None: no TTL."""
+        at = self.redis("PEXPIRETIME", key)
+        return None if at < 0 else at - MODEL_EPOCH
+
+    def advance(self, rclock, t):
         """Moves the real keyspace's clock from model time `rclock` to `t`:
-        every expiry moves `t - rclock` earlier (PEXPIREAT, exact), and a key
-        whose time has come is deleted, as Redis expires it."""
+        a key whose expiry `t` has passed is deleted, as Redis would expire it
+        (it lives through its expiry's millisecond)."""
         if t <= rclock:
             return rclock
-        d = t - rclock
-        self.rconn.send_command("KEYS", "*")
-        for key in self.rconn.read_response():
-            left = self.ttl_now(key, anchor)
-            if left is None or left == -2:
-                continue
-            if left[0] - d <= 0:
-                self.rconn.send_command("DEL", key)
-                self.rconn.read_response()
-            else:
-                # Re-based on the real clock now: the real time the replay took
-                # does not count; the uncertainty so far is carried along.
-                before = time.monotonic()
-                self.rconn.send_command("PEXPIRE", key, round(left[0] - d))
-                self.rconn.read_response()
-                anchor[key] = (before, time.monotonic(), left[1])
+        for key in self.redis("KEYS", "*"):
+            at = self.expiry(key)
+            if at is not None and at < t:
+                self.redis("DEL", key)
         return t
 
-    def compare_keyspace(self, want, anchor):
-        self.rconn.send_command("KEYS", "*")
-        keys = sorted(self.rconn.read_response())
+    def compare_keyspace(self, want, t):
+        keys = sorted(self.redis("KEYS", "*"))
         if keys != sorted(k for k, _, _ in want):
             raise Mismatch(f"Redis keys at the end: model {sorted(k for k, _, _ in want)}, Redis {keys}")
         for key, value, ttl in want:
-            self.rconn.send_command("GET", key)
-            got = self.rconn.read_response()
+            got = self.redis("GET", key)
             if got != value:
                 raise Mismatch(f"Redis {key!r} at the end: model {value!r}, Redis {got!r}")
-            left = self.ttl_now(key, anchor)
-            if ttl is None and left is not None or ttl is not None and (left is None or abs(left[0] - ttl) > left[1]):
+            at = self.expiry(key)
+            left = None if at is None else at - t
+            if left != ttl:
                 raise Mismatch(f"Redis {key!r}'s TTL at the end: model {ttl} ms, Redis {left} ms")
-            self.ttl_slack = max(self.ttl_slack, left[1]) if left else self.ttl_slack
+            self.ttls += ttl is not None
 
 
 def main():
@@ -658,7 +677,9 @@ def main():
     if len(rp.mismatches) > SHOWN:
         print(f"… and {len(rp.mismatches) - SHOWN} more")
     print(f"stores: {runs} runs in {time.time() - started:.1f} s ({rp.waits} statements waited on a lock,"
-          f" {rp.errors} errors; {rp.swaps} races won by a twin session, {rp.branches} by another waiter; TTLs agree within ±{rp.ttl_slack:.1f} ms)")
+          f" {rp.blockers} behind the holder the model names,"
+          f" {rp.errors} errors; {rp.swaps} races won by a twin session, {rp.branches} by another waiter;"
+          f" {rp.ttls} TTLs equal to the ms, every SET's clock within its round trip, up to {rp.set_rtt} ms)")
     print(f"{rp.sql} SQL statements, {rp.cmds} Redis commands, {len(rp.mismatches)} mismatches")
     sys.exit(1 if rp.mismatches else 0)
 
