@@ -49,16 +49,26 @@ impl Text {
         })
     }
 
-    /// The label `key`; a missing one shows its key.
-    pub fn get(self, key: &str) -> &'static str {
+    /// The label `key`, if the text has it.
+    pub fn find(self, key: &str) -> Option<&'static str> {
         self.0
             .lines()
             .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-            .unwrap_or("")
+    }
+
+    /// The label `key`; a missing one shows its key, never nothing.
+    /// (`every_label_the_worker_asks_for_is_in_both_texts` keeps them all there.)
+    pub fn get(self, key: &'static str) -> &'static str {
+        self.find(key).unwrap_or(key)
+    }
+
+    /// The label of a key made at run time (`i.<id>`, `t.<id>`); a missing one: `?`.
+    fn get_made(self, key: &str) -> &'static str {
+        self.find(key).unwrap_or("?")
     }
 
     /// The label `key` with its `{}` filled in order.
-    pub fn fill(self, key: &str, args: &[&dyn ToString]) -> String {
+    pub fn fill(self, key: &'static str, args: &[&dyn ToString]) -> String {
         let mut out = String::new();
         for (i, part) in self.get(key).split("{}").enumerate() {
             if let Some(a) = i.checked_sub(1).and_then(|i| args.get(i)) {
@@ -361,7 +371,7 @@ impl View {
             let names: Vec<&str> = o
                 .broken
                 .iter()
-                .map(|i| t.get(&format!("i.{}", i.id())))
+                .map(|i| t.get_made(&format!("i.{}", i.id())))
                 .collect();
             t.fill("broken", &[&names.join(", ")])
         });
@@ -381,10 +391,8 @@ impl View {
 
     fn toggle(&self, x: Toggle) -> &'static str {
         let t = self.t;
-        match t.get(&format!("t.{}.{}", x.id(), self.s.id)) {
-            "" => t.get(&format!("t.{}", x.id())),
-            named => named,
-        }
+        t.find(&format!("t.{}.{}", x.id(), self.s.id))
+            .unwrap_or_else(|| t.get_made(&format!("t.{}", x.id())))
     }
 
     fn fault(&self, f: Fault) -> &'static str {
@@ -586,6 +594,37 @@ mod tests {
             }
             assert_eq!(Text::of("en").fill("charged", &[&200]), "Charged $200");
         }
+    }
+
+    /// `Text::get` gave "" for a missing key (its doc said it showed the key), so a
+    /// misspelt key was a blank on the page. Every key the worker names is in both
+    /// texts, and a missing one shows itself.
+    #[test]
+    fn every_label_the_worker_asks_for_is_in_both_texts() {
+        assert_eq!(Text("a=1").get("b"), "b");
+        assert_eq!(Text("a=1").get("a"), "1");
+        let src = include_str!("view.rs");
+        let src = src.split("#[cfg(test)]\nmod tests").next().unwrap();
+        let mut seen = 0;
+        for call in ["get(\"", "fill(\"", "=> \"f_"] {
+            for (i, _) in src.match_indices(call) {
+                let rest = &src[i + call.len()..];
+                let key: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+                    .collect();
+                let key = if call.starts_with("=>") {
+                    format!("f_{key}")
+                } else {
+                    key
+                };
+                seen += 1;
+                for lang in ["en", "ru"] {
+                    assert!(Text::of(lang).find(&key).is_some(), "{lang}: no {key:?}");
+                }
+            }
+        }
+        assert!(seen > 30, "only {seen} keys seen");
     }
 
     #[test]
