@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { describe, test } from 'node:test';
 
 import { LANGS, PAGES } from './dist.mjs';
+import { SCENARIOS } from './catalogue.mjs';
 import { LabPage, releaseBuildHarness } from './lab-page.mjs';
 
 const WIDE = { width: 1440, height: 900 };
@@ -70,6 +71,29 @@ async function playFromTry(lab) {
   );
 }
 
+/**
+ * Where the narration's whole box is, against the viewport and the outcome bar where
+ * that bar sticks to the bottom edge (a phone): `clear` when it is inside the viewport
+ * and not under the bar.
+ */
+const narrationPlace = (lab) =>
+  lab.page.evaluate(() => {
+    const r = document.querySelector('[data-testid=narration]').getBoundingClientRect();
+    const bar = document.querySelector('[data-testid=outcome]');
+    const b = bar.getBoundingClientRect();
+    const sticky = getComputedStyle(bar).position === 'sticky';
+    const cover = sticky && b.top < r.bottom && b.bottom > r.top ? b.top : innerHeight;
+    const step = document.querySelector('[data-testid=step-counter]').textContent;
+    return { step, top: r.top, bottom: r.bottom, cover, clear: r.top >= 0 && r.bottom <= cover && r.left >= 0 && r.right <= innerWidth };
+  });
+
+/** Presses Explore and waits until the search and the truth table are both done. */
+async function exploreTruth(lab) {
+  await lab.byId('btn-explore').click();
+  await lab.page.waitForSelector('[data-testid="explore-result"][data-done="1"]', { timeout: 120_000 });
+  await lab.byId('truth-cell').first().waitFor();
+}
+
 describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 }, () => {
   const env = releaseBuildHarness();
 
@@ -89,6 +113,64 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
         );
       });
     }
+
+    test(`${lang} 360: on a link to a step the narration's whole box is clear of the sticky outcome bar, at that step and every later one`, async () => {
+      await env.withLab(
+        q({ lang, scenario: 'idempotency-key', step: '6' }),
+        async (lab) => {
+          // The page brings the lab into view by itself (no scrolling by the test).
+          await lab.page.waitForFunction(() => scrollY > 0 && Math.abs(document.querySelector('[data-testid=topology]').getBoundingClientRect().top) < 2);
+          const seen = [await narrationPlace(lab)];
+          await lab.page.screenshot({ path: `e2e/artifacts/layout-deep-link-${lang}-360.png` });
+          const n = Number((await lab.text('step-counter')).split('/')[1]);
+          for (let k = 7; k <= n; k++) {
+            await lab.page.keyboard.press('ArrowRight');
+            await lab.waitForStep(k, n);
+            seen.push(await narrationPlace(lab));
+          }
+          const out = seen.filter((p) => !p.clear);
+          assert.deepEqual(out, [], `the narration goes under the sticky bar or out of view: ${JSON.stringify(out.slice(0, 3))}`);
+        },
+        { viewport: PHONE, sections: 'closed' },
+      );
+    });
+
+    test(`${lang}: the truth table has no clipped cell at 1440 and shows every verdict at 360`, async () => {
+      for (const scenario of ['ttl-expiry', 'crash-after-charge']) {
+        for (const [name, viewport] of SIZES) {
+          await env.withLab(
+            q({ lang, scenario }),
+            async (lab) => {
+              await exploreTruth(lab);
+              await lab.byId('truth-cell').first().scrollIntoViewIfNeeded();
+              const cells = await lab.page.evaluate(() => {
+                const box = document.querySelector('.xtable');
+                const b = box.getBoundingClientRect();
+                const cells = [...box.querySelectorAll('th, td')].filter((c) => c.checkVisibility());
+                return {
+                  sideways: box.scrollWidth > box.clientWidth + 1,
+                  verdicts: [...box.querySelectorAll('[data-testid=truth-cell]')].map((c) => ({
+                    shown: c.checkVisibility() && c.innerText.trim().length > 0,
+                  })),
+                  clipped: cells
+                    .filter((c) => {
+                      const r = c.getBoundingClientRect();
+                      return r.left < b.left - 1 || r.right > b.right + 1 || r.right > innerWidth || c.scrollWidth > c.clientWidth + 1;
+                    })
+                    .map((c) => c.innerText.trim().slice(0, 30)),
+                };
+              });
+              assert.ok(cells.verdicts.length > 0, 'a verdict');
+              assert.ok(cells.verdicts.every((v) => v.shown), `${scenario} ${name}: every verdict shown`);
+              assert.equal(cells.sideways, false, `${scenario} ${name}: the table does not scroll sideways`);
+              assert.deepEqual(cells.clipped, [], `${scenario} ${name}: no clipped cell`);
+              if (scenario === 'ttl-expiry') await lab.page.screenshot({ path: `e2e/artifacts/layout-truth-${lang}-${name}.png` });
+            },
+            { viewport },
+          );
+        }
+      }
+    });
 
     test(`${lang} 360: the narration sits directly under the topology, above playback`, async () => {
       await env.withLab(
@@ -115,22 +197,23 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
       );
     });
 
-    for (const scenario of ['naive-post', 'idempotency-key']) {
-      test(`${lang} 1440 ${scenario}: the lab's first screen has at most 12 visible controls`, async () => {
+    test(`${lang} 1440: the lab's first screen has at most 12 controls, the disabled ones counted, in every scenario`, async () => {
+      const over = [];
+      for (const scenario of SCENARIOS) {
         await env.withLab(
           q({ lang, scenario }),
           async (lab) => {
             await lab.scrollToLab();
-            const seen = await visibleControls(lab);
             const shown = await visibleControls(lab, true);
-            console.log(`${lang} ${scenario}: ${seen.length} controls in the first screen (${shown.length} with the disabled): ${shown.join(', ')}`);
-            assert.ok(seen.length <= 12, `${seen.length} controls: ${seen.join(', ')}`);
-            await lab.page.screenshot({ path: `e2e/artifacts/layout-first-screen-${lang}-${scenario}.png` });
+            console.log(`${lang} ${scenario}: ${shown.length} controls in the first screen: ${shown.join(', ')}`);
+            if (shown.length > 12) over.push(`${scenario}: ${shown.length} (${shown.join(', ')})`);
+            if (scenario === 'idempotency-key') await lab.page.screenshot({ path: `e2e/artifacts/layout-first-screen-${lang}-${scenario}.png` });
           },
           { viewport: WIDE, sections: 'closed' },
         );
-      });
-    }
+      }
+      assert.deepEqual(over, [], 'more than 12 controls in the first screen');
+    });
 
     test(`${lang} 1440: at most 15 Tabs from Play to the explorer; the diagram is one Tab stop`, async () => {
       await env.withLab(
@@ -176,6 +259,98 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
       );
     });
   }
+
+  for (const [name, viewport] of SIZES) {
+    test(`${name}: in every scenario's run no label of the sequence diagram crosses another arrow, its head, a mark or another label`, async () => {
+      const crossings = [];
+      let labels = 0;
+      for (const scenario of SCENARIOS) {
+        await env.withLab(
+          q({ lang: 'en', scenario }),
+          async (lab) => {
+            await lab.toEnd();
+            const found = await lab.page.evaluate(() => {
+              const svg = document.querySelector('.sequence svg[role=group]');
+              const arrows = [...svg.querySelectorAll('[data-testid=seq-arrow]')];
+              const box = (r, pad = 0) => ({ l: r.x - pad, t: r.y - pad, r: r.x + r.width + pad, b: r.y + r.height + pad });
+              const meets = (a, b) => a.l < b.r - 0.5 && b.l < a.r - 0.5 && a.t < b.b - 0.5 && b.t < a.b - 0.5;
+              // Whether the segment crosses the box: its part inside the box's rows, against the box's columns.
+              const crosses = (s, a) => {
+                const [x1, y1, x2, y2] = s;
+                const at = (y) => Math.min(1, Math.max(0, (y - y1) / (y2 - y1)));
+                if (y1 === y2) return y1 > a.t + 0.5 && y1 < a.b - 0.5 && Math.max(x1, x2) > a.l + 0.5 && Math.min(x1, x2) < a.r - 0.5;
+                const [p, q] = [at(a.t + 0.5), at(a.b - 0.5)];
+                if (p === q) return false;
+                const [xa, xb] = [x1 + (x2 - x1) * p, x1 + (x2 - x1) * q];
+                return Math.max(xa, xb) > a.l + 0.5 && Math.min(xa, xb) < a.r - 0.5;
+              };
+              const drawn = arrows.map((g) => {
+                const line = g.querySelector('line:not(.seq__hit)');
+                const seg = ['x1', 'y1', 'x2', 'y2'].map((k) => line[k].baseVal.value);
+                const label = g.querySelector('.seq__label');
+                // A lost message's ✕; a found one's dot; the head: the marker's triangle
+                // (9.8 units long and wide, its tip a unit past the line's end), its box.
+                const marks = [...g.querySelectorAll('.seq__x, circle')].map((e) => box(e.getBBox()));
+                if (line.getAttribute('marker-end')) {
+                  const [x1, y1, x2, y2] = seg;
+                  const len = Math.max(1, Math.hypot(x2 - x1, y2 - y1));
+                  const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
+                  const [bx, by] = [x2 - 8.8 * ux, y2 - 8.8 * uy];
+                  const xs = [x2 + ux, bx - 4.9 * uy, bx + 4.9 * uy];
+                  const ys = [y2 + uy, by + 4.9 * ux, by - 4.9 * ux];
+                  marks.push({ l: Math.min(...xs), t: Math.min(...ys), r: Math.max(...xs), b: Math.max(...ys) });
+                }
+                return { seg, marks, label: label && box(label.getBBox()), text: label?.textContent, step: g.dataset.step };
+              });
+              const glyphs = [...svg.querySelectorAll('.seq__mark')].map((e) => box(e.getBBox()));
+              const out = [];
+              drawn.forEach((d, i) => {
+                if (!d.label) return;
+                drawn.forEach((o, j) => {
+                  if (i === j) return;
+                  if (crosses(o.seg, d.label)) out.push(`${d.text} (step ${d.step}) crosses the arrow of step ${o.step}`);
+                  if (o.marks.some((m) => meets(m, d.label))) out.push(`${d.text} (step ${d.step}) covers a head of step ${o.step}`);
+                  if (o.label && meets(o.label, d.label)) out.push(`${d.text} (step ${d.step}) meets ${o.text}`);
+                });
+                if (glyphs.some((m) => meets(m, d.label))) out.push(`${d.text} (step ${d.step}) covers a mark`);
+              });
+              return { out, labels: drawn.filter((d) => d.label).length };
+            });
+            labels += found.labels;
+            crossings.push(...found.out.map((c) => `${scenario}: ${c}`));
+          },
+          { viewport, sections: 'closed' },
+        );
+      }
+      console.log(`${name}: ${labels} labels drawn`);
+      assert.ok(labels > 100, `labels drawn: ${labels}`);
+      assert.deepEqual(crossings, [], 'a label crosses');
+    });
+  }
+
+  test('1440: a cut label of the sequence diagram shows its whole text on focus, as on hover', async () => {
+    await env.withLab(
+      q({ lang: 'en', scenario: 'concurrent-duplicates' }),
+      async (lab) => {
+        await lab.toEnd();
+        const seq = lab.page.locator('.sequence').first();
+        await seq.focus();
+        // The arrow keys go from arrow to arrow: to the first whose label is cut.
+        const cut = await lab.page.evaluate(() =>
+          [...document.querySelectorAll('.sequence [data-testid=seq-arrow]')].findIndex((g) => g.querySelector('.seq__full')),
+        );
+        assert.ok(cut >= 0, 'a cut label');
+        for (let i = 0; i <= cut; i++) await lab.page.keyboard.press('ArrowDown');
+        const shown = await lab.page.evaluate(() => {
+          const g = document.activeElement;
+          const full = g.querySelector('.seq__full');
+          return { full: full.checkVisibility() ? full.textContent : null, title: g.querySelector('title').textContent };
+        });
+        assert.equal(shown.full, shown.title, 'the whole label on focus');
+      },
+      { viewport: WIDE, sections: 'closed' },
+    );
+  });
 
   test('1440: with the comparison on, the two topologies share a row under a heading that names both sets', async () => {
     await env.withLab(

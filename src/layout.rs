@@ -34,10 +34,11 @@ impl Layout {
         let mid = |i: usize| i as f64 - (stores.len() as f64 - 1.0) / 2.0;
         let at = |x: f64, y: f64, w: f64, h: f64| Place { x, y, w, h };
         let mut out = Vec::new();
-        // A phone's portrait is kept short, so playback and the outcome fit under it.
+        // A phone's portrait is kept short, so the narration fits under it above the
+        // outcome bar stuck to the bottom edge (e2e/layout.test.mjs), and playback too.
         let (width, height) = match (tall, pipeline) {
             (true, true) => (360.0, 450.0),
-            (true, false) => (360.0, 400.0),
+            (true, false) => (360.0, 320.0),
             _ => (700.0, 300.0),
         };
         match (tall, pipeline) {
@@ -50,22 +51,22 @@ impl Layout {
             }
             // Top to bottom: the client, the API instances, the stores in a row.
             (true, false) => {
-                out.push((NodeId::Client, at(180.0, 34.0, 170.0, 56.0)));
+                out.push((NodeId::Client, at(180.0, 32.0, 170.0, 56.0)));
                 let gap = if apis.len() > 2 { 118.0 } else { 170.0 };
                 // The mail service sits right of the one API instance.
                 let left = if mail { 70.0 } else { 0.0 };
                 if mail {
-                    out.push((NodeId::Mail, at(280.0, 148.0, 140.0, 60.0)));
+                    out.push((NodeId::Mail, at(280.0, 134.0, 140.0, 60.0)));
                 }
                 for (i, a) in apis.iter().enumerate() {
                     let x = 180.0 - left + (i as f64 - (apis.len() as f64 - 1.0) / 2.0) * gap;
                     out.push((
                         *a,
-                        at(x, 148.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
+                        at(x, 134.0, if apis.len() > 2 { 110.0 } else { 160.0 }, 60.0),
                     ));
                 }
                 for (i, n) in stores.iter().enumerate() {
-                    out.push((*n, at(180.0 + 121.0 * mid(i), 340.0, 115.0, 110.0)));
+                    out.push((*n, at(180.0 + 121.0 * mid(i), 262.0, 115.0, 100.0)));
                 }
             }
             // Left to right: producer, broker, consumer, ledger.

@@ -125,19 +125,10 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
             );
         }
         h.close("ul").close("div");
-        // A wide table scrolls sideways: a focusable region named after the table.
-        h.open(
-            "div",
-            &[
-                ("class", "table__scroll"),
-                ("tabindex", "0"),
-                ("role", "region"),
-                ("aria-label", t.name),
-            ],
-        )
-        .open("table", &[])
-        .open("thead", &[])
-        .open("tr", &[]);
+        // Each row a card of its columns (style/main.css): nothing scrolls sideways.
+        h.open("table", &[("aria-label", t.name)])
+            .open("thead", &[])
+            .open("tr", &[]);
         for c in t.columns.iter() {
             h.el("th", &[], c);
         }
@@ -163,7 +154,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
                     (if title.is_empty() { "" } else { "title" }, &title),
                 ],
             );
-            // On a phone the rows are stacked; each cell then names its column.
+            // Each cell names its column (the header is for screen readers).
             for (v, c) in vals.into_iter().flatten().zip(t.columns.iter()) {
                 h.el("td", &[("data-label", c)], &cell(v));
             }
@@ -173,7 +164,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         if t.rows.is_empty() {
             h.el("p", &[("class", "empty")], ui.no_rows);
         }
-        h.close("div").close("div");
+        h.close("div");
     }
     h.finish()
 }
@@ -885,12 +876,9 @@ pub fn topology(
     h.finish()
 }
 
-const ROW_H: f64 = 22.0;
-const TOP: f64 = 34.0;
-
 /// Where the sequence diagram draws step `k` (for scrolling it into view).
 pub fn sequence_y(k: usize) -> f64 {
-    TOP + ROW_H * k as f64
+    seqdiag::row_y(k)
 }
 
 /// The sequence diagram as SVG: a lane per node, an arrow per message, the
@@ -926,7 +914,11 @@ pub fn sequence(
     };
     let y = sequence_y;
     let width = lane_w * nodes.len() as f64;
-    let height = TOP + ROW_H * (rows as f64 + 1.5);
+    let height = seqdiag::TOP + seqdiag::ROW_H * (rows as f64 + 1.5);
+    let (row_h, placed) = (
+        seqdiag::ROW_H,
+        seqdiag::lay_out(&arrows, &marks, lane, width),
+    );
     let n = num;
     let mut h = Html::new();
     // The lanes' names in a strip of their own that stays at the top of the
@@ -969,9 +961,9 @@ pub fn sequence(
         &[
             ("class", "seq__now"),
             ("x", "0"),
-            ("y", &n(y(cursor) - ROW_H / 2.0)),
+            ("y", &n(y(cursor) - row_h / 2.0)),
             ("width", &n(width)),
-            ("height", &n(ROW_H)),
+            ("height", &n(row_h)),
         ],
     );
     if let Some(m) = mark {
@@ -981,9 +973,9 @@ pub fn sequence(
                 ("class", "seq__diverge"),
                 ("data-testid", "seq-diverge"),
                 ("x", "1"),
-                ("y", &n(y(m) - ROW_H / 2.0)),
+                ("y", &n(y(m) - row_h / 2.0)),
                 ("width", &n(width - 2.0)),
-                ("height", &n(ROW_H)),
+                ("height", &n(row_h)),
             ],
         );
         Action::Jump(m).put(&mut h);
@@ -997,27 +989,9 @@ pub fn sequence(
         );
         h.close("g");
     }
-    for a in &arrows {
-        // A sender outside the system: from the edge nearer the receiver's lane.
-        let x1 = match a.from {
-            Some(f) => lane(f),
-            None if lane(a.to) > width / 2.0 => width - 3.0,
-            None => 3.0,
-        };
-        let y1 = y(a.sent);
-        let end = a.end.unwrap_or(a.sent + 1);
-        let (mut x2, mut y2) = (lane(a.to), y(end));
-        // Lost: it breaks off. In flight at the cursor: a stub, its fate untold.
+    for (a, d) in arrows.iter().zip(&placed) {
+        let seqdiag::Seg { x1, y1, x2, y2 } = d.line;
         let stub = a.end.is_none();
-        let part = if a.lost {
-            0.75
-        } else if stub {
-            0.4
-        } else {
-            1.0
-        };
-        x2 = x1 + (x2 - x1) * part;
-        y2 = y1 + (y2 - y1) * part;
         let class = format!(
             "seq__arrow seq__arrow--{} {}",
             a.kind.slug(),
@@ -1029,9 +1003,9 @@ pub fn sequence(
             ])
         );
         let step = a.sent.to_string();
-        // The name starts with the text drawn (shortened label, ✕ when lost), so a
-        // voice user can say what they see; then the step and the whole label.
-        let shown = truncate(&a.label, 18);
+        // The name starts with the text drawn (cut label, ✕ when lost), so a voice
+        // user can say what they see; then the step and the whole label.
+        let shown = &d.label.text;
         let name = format!(
             "{shown}{} ({} {step}: {})",
             if a.lost { " ✕" } else { "" },
@@ -1059,7 +1033,7 @@ pub fn sequence(
             ("y2", sy2.as_str()),
         ];
         let mut attrs = line.to_vec();
-        if !a.lost && !stub {
+        if d.head {
             attrs.push(("marker-end", "url(#seq-arrow)"));
         }
         h.void("line", &attrs);
@@ -1089,24 +1063,41 @@ pub fn sequence(
                 "✕",
             );
         }
-        let (tx, anchor) = if x2 >= x1 {
-            (x1 + 4.0, "start")
-        } else {
-            (x1 - 4.0, "end")
-        };
-        let (sx, sy) = (n(tx), n(y1 - 3.0));
-        let at = |class: &'static str| -> [(&str, &str); 4] {
-            [
-                ("class", class),
-                ("x", sx.as_str()),
-                ("y", sy.as_str()),
-                ("text-anchor", anchor),
-            ]
-        };
-        h.el("text", &at("seq__label"), &shown);
-        // A cut label's whole text, shown on focus as on hover (style/main.css).
-        if shown != a.label {
-            h.el("text", &at("seq__label seq__label--full"), &a.label);
+        // Where no other arrow crosses it (`seqdiag::lay_out`), cut to the room there.
+        let l = &d.label;
+        let anchor = if l.end { "end" } else { "start" };
+        if !shown.is_empty() {
+            h.el(
+                "text",
+                &[
+                    ("class", "seq__label"),
+                    ("x", &n(l.x)),
+                    ("y", &n(l.y)),
+                    ("text-anchor", anchor),
+                ],
+                shown,
+            );
+        }
+        // A cut label's whole text on a card of its own, shown on focus as on hover
+        // (style/main.css); kept inside the diagram.
+        if *shown != a.label {
+            let chars = a.label.chars().count();
+            let w = seqdiag::CH * chars as f64;
+            let left = if l.end { l.x - w } else { l.x }.min(width - w).max(0.0);
+            let r = l.rect_of(chars);
+            h.open("g", &[("class", "seq__full")]);
+            h.void(
+                "rect",
+                &[
+                    ("x", &n(left - 3.0)),
+                    ("y", &n(r.top - 1.0)),
+                    ("width", &n(w + 6.0)),
+                    ("height", &n(r.bottom - r.top + 2.0)),
+                    ("rx", "3"),
+                ],
+            );
+            h.el("text", &[("x", &n(left)), ("y", &n(l.y))], &a.label);
+            h.close("g");
         }
         h.close("g");
     }
@@ -1136,14 +1127,6 @@ pub fn sequence(
     }
     h.close("svg");
     h.finish()
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n - 1).collect::<String>())
-    }
 }
 
 #[cfg(test)]

@@ -1091,7 +1091,7 @@ pub static UI: Ui = Ui {
     no_rows: "no rows",
     ttl: "TTL",
     statement: "Customer's statement",
-    parallel_count: "How many",
+    parallel_count: "Retries fired at once",
     command_failed: "Can't do that: {}",
     cmd_no_message: "message #{} is not in flight",
     cmd_not_crashable: "{} cannot crash in this scenario",

@@ -1091,7 +1091,7 @@ pub static UI: Ui = Ui {
     no_rows: "строк нет",
     ttl: "TTL",
     statement: "Выписка покупателя",
-    parallel_count: "Сколько",
+    parallel_count: "Повторов разом",
     command_failed: "Так нельзя: {}",
     cmd_no_message: "сообщения №{} уже нет в пути",
     cmd_not_crashable: "{}: в этом сценарии этот узел не падает",

@@ -245,25 +245,8 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
     for f in faults {
         match f {
             Fault::Ack => button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack),
-            Fault::Parallel => {
-                h.open("span", &[("class", "group")]).open("label", &[]);
-                h.el("span", &[("class", "sr-only")], ui.parallel_count);
-                h.open(
-                    "input",
-                    &[
-                        ("type", "number"),
-                        ("min", "2"),
-                        ("max", "10"),
-                        ("value", "3"),
-                        ("data-testid", "parallel-n"),
-                        ("data-act", Act::ParallelN.name()),
-                        ("aria-label", ui.parallel_count),
-                    ],
-                );
-                h.close("label");
-                button(&mut h, Act::Parallel, "btn-parallel-retries", "", "");
-                h.close("span");
-            }
+            // Its count is the client's: "Change the client" ([`policy`]).
+            Fault::Parallel => button(&mut h, Act::Parallel, "btn-parallel-retries", "", ""),
             Fault::Crash(n) => {
                 h.open("button", &[("type", "button")]);
                 Action::Crash(*n).put(&mut h);
@@ -371,7 +354,21 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
         Action::Retry(i).put(&mut h);
         h.close("label");
     }
-    h.close("fieldset");
+    // How many retries the parallel fault fires at once is the client's too: it waits
+    // here while the fault's button is in the first screen (issue 26).
+    h.open("label", &[]).el("span", &[], ui.parallel_count);
+    h.open(
+        "input",
+        &[
+            ("type", "number"),
+            ("min", "2"),
+            ("max", "10"),
+            ("value", "3"),
+            ("data-testid", "parallel-n"),
+            ("data-act", Act::ParallelN.name()),
+        ],
+    );
+    h.close("label").close("fieldset");
     h.finish()
 }
 
@@ -563,18 +560,9 @@ pub fn parallel_left(lab: Lab, el: &Element) {
     }
 }
 
-/// The first screen's button: the lab into view, playing. On a phone the picture
-/// comes to the top (the lab's title and picker are just above it), so the topology,
-/// the narration under it and playback fill the screen.
+/// The first screen's button: the lab into view ([`super::lesson::lab_into_view`]), playing.
 pub fn try_lab(lab: Lab) {
-    let to = if lab.tall.get_untracked() {
-        find("[data-testid=topology]")
-    } else {
-        document().get_element_by_id("lab")
-    };
-    if let Some(l) = to {
-        l.scroll_into_view();
-    }
+    super::lesson::lab_into_view(lab);
     if !lab.playing.get_untracked() {
         lab.toggle_play();
     }

@@ -187,7 +187,7 @@ fn compared(lab: Lab) -> Markup {
     let (prev, w) = (b.state_at(k.saturating_sub(1)), b.state_at(k));
     let rec = k.checked_sub(1).and_then(|i| b.trace.get(i));
     let topology = render::topology(ui, &Layout::new(&nodes, tall), &prev, &w, rec, 1.0);
-    let lanes = super::panes::lane_width(tall, nodes.len());
+    let lanes = crate::seqdiag::lane_width(tall, nodes.len());
     let mark = Some(lab.mark.get()).filter(|m| *m > 0);
     let sequence = render::sequence(ui, &b.trace, &nodes, k, lanes, lab.future.get(), mark);
     // Its diagram is named apart from the lab's own.

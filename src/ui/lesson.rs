@@ -137,11 +137,7 @@ impl Learn {
         });
         if to_lab {
             // The prose above the lab is in the page already: its place is fixed.
-            request_animation_frame(|| {
-                if let Some(el) = document().get_element_by_id("lab") {
-                    el.scroll_into_view();
-                }
-            });
+            request_animation_frame(move || lab_into_view(lab));
         }
         learn
     }
@@ -229,6 +225,24 @@ pub async fn fetch_text(url: &str) -> Option<String> {
         return None;
     }
     JsFuture::from(resp.text().ok()?).await.ok()?.as_string()
+}
+
+/// The lab into view (for "Try it" and a link to a step). On a phone the picture comes
+/// to the top (the lab's title and picker are just above it), so the topology, the
+/// narration under it and playback fill the screen, clear of the outcome bar stuck to
+/// the bottom edge.
+pub fn lab_into_view(lab: Lab) {
+    let to = if lab.tall.get_untracked() {
+        document()
+            .query_selector("[data-testid=topology]")
+            .ok()
+            .flatten()
+    } else {
+        document().get_element_by_id("lab")
+    };
+    if let Some(l) = to {
+        l.scroll_into_view();
+    }
 }
 
 /// Focuses the first element matching `selector` after the next render.

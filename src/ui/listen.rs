@@ -129,9 +129,9 @@ fn near(act: Act) -> Option<Near> {
     use Act::*;
     Some(match act {
         Copy | Scenario => Near::Head,
-        Ack | Parallel | ParallelN | Crash | H1 | H25 => Near::Faults,
+        Ack | Parallel | Crash | H1 | H25 => Near::Faults,
         Toggle => Near::Switches,
-        Retry => Near::Policy,
+        Retry | ParallelN => Near::Policy,
         Lang => Near::Top,
         Clear | Predict | Continue | Check => Near::Text,
         Dismiss | Jump | Open | Calc | XShow => return None,

@@ -93,7 +93,7 @@ pub fn Sequence() -> impl IntoView {
                 &r.trace,
                 &r.scenario.nodes(),
                 k,
-                lane_width(lab.tall.get(), r.scenario.nodes().len()),
+                crate::seqdiag::lane_width(lab.tall.get(), r.scenario.nodes().len()),
                 future.get(),
                 Some(lab.mark.get()).filter(|k| *k > 0),
             )
@@ -135,13 +135,6 @@ pub fn Sequence() -> impl IntoView {
             <div class="contents" inner_html=super::fixed(super::controls::future_switch(ui))></div>
         </section>
     }
-}
-
-/// A lane of the sequence diagram: every lane fits its column (about 310 px on a
-/// phone, 350 px beside the topology), up to 60 or 70 px.
-pub fn lane_width(tall: bool, lanes: usize) -> f64 {
-    let (fit, most) = if tall { (310.0, 60.0) } else { (350.0, 70.0) };
-    (fit / lanes.max(1) as f64).min(most)
 }
 
 /// A click on an arrow or a mark of the sequence diagram, or Enter or Space on a
