@@ -63,7 +63,7 @@ describe('the lab front and centre (release build)', { timeout: 300_000 }, () =>
           await lab.scrollToLab();
           await lab.byId('btn-copy-link').click();
           await lab.page.waitForSelector('[data-testid=notice]');
-          assert.ok(await lab.inViewport('notice'), 'the notice is inside the viewport');
+          assert.ok(await lab.comesIntoView('notice'), 'the notice is inside the viewport');
         }, { viewport });
       });
     }
@@ -78,7 +78,7 @@ describe('the lab front and centre (release build)', { timeout: 300_000 }, () =>
       await field.blur();
       assert.equal(await field.inputValue(), '10');
       assert.match(await lab.text('notice'), /“50” became 10/);
-      assert.ok(await lab.inViewport('notice'));
+      assert.ok(await lab.comesIntoView('notice'));
     });
   });
 

@@ -50,6 +50,15 @@ export function releaseBuildHarness() {
   return env;
 }
 
+/** In the page: whether every shown element matching `sel` lies wholly inside the viewport. */
+function wholeInView(sel) {
+  const els = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0);
+  return els.length > 0 && els.every((e) => {
+    const r = e.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  });
+}
+
 /** The seed scenarios, in picker order (from the catalogue). */
 export { SEED_SCENARIOS } from './catalogue.mjs';
 
@@ -393,14 +402,18 @@ export class LabPage extends LessonPage {
   }
 
   /** Whether every element with test id `id` that is shown lies wholly inside the viewport. */
-  async inViewport(id) {
-    return this.page.evaluate((sel) => {
-      const els = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0);
-      return els.length > 0 && els.every((e) => {
-        const r = e.getBoundingClientRect();
-        return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-      });
-    }, `[data-testid="${id}"]`);
+  inViewport(id) {
+    return this.page.evaluate(wholeInView, `[data-testid="${id}"]`);
+  }
+
+  /**
+   * Whether the element with test id `id` comes wholly into the viewport within a few
+   * frames: for what the page itself brings into view once it is laid out.
+   */
+  async comesIntoView(id) {
+    return this.page
+      .waitForFunction(wholeInView, `[data-testid="${id}"]`, { timeout: 5_000 })
+      .then(() => true, () => false);
   }
 
   /**

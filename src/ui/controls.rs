@@ -725,21 +725,28 @@ pub fn place_notices(el: &Element) {
     if at.next_element_sibling().as_ref() != Some(el) {
         let _ = at.insert_adjacent_element("afterend", el);
     }
-    // Under a group low on the screen, the notice is brought up into view.
-    let below = window()
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
-        .is_some_and(|h| el.get_bounding_client_rect().bottom() > h);
-    if below && near != Near::Top {
-        el.scroll_into_view_with_bool(false);
-    }
     // On a phone the lab is reordered (style/main.css): under playback it follows playback.
     set(
         el,
         "data-near",
         if near == Near::Play { "play" } else { "" },
     );
+    // Once laid out (its text in, the sections near it drawn at their own heights), a
+    // notice beside a control that lies past an edge of the screen is brought into view.
+    if near != Near::Top {
+        let el = el.clone();
+        request_animation_frame(move || {
+            let r = el.get_bounding_client_rect();
+            let h = window()
+                .inner_height()
+                .ok()
+                .and_then(|h| h.as_f64())
+                .unwrap_or(f64::MAX);
+            if r.height() > 0.0 && (r.top() < 0.0 || r.bottom() > h) {
+                el.scroll_into_view_with_bool(r.top() < 0.0);
+            }
+        });
+    }
 }
 
 /// The link to offer in a field, if copying it failed; `clear` forgets it.
