@@ -4,13 +4,18 @@
 //!
 //! Every scenario under its defended toggles and the default bound (one lost
 //! message and one crash): transitions taken, unique states, quiet ends,
-//! elapsed time (best of three runs), the rates, and the peak heap the search
-//! took per unique state, each beside its target. Native, single thread.
+//! the time the search thread spent on a CPU (best of three runs; on Linux,
+//! so a machine shared with other work slows the wall clock but hardly this
+//! figure; elsewhere the wall time) and the wall time, the rate per
+//! CPU second, and the peak heap the search took per unique state, each beside
+//! its target, and the widest frontier (the most states waiting at once:
+//! their worlds are most of that heap). Native, single thread. The load average is printed before and
+//! after: a busy machine still costs some speed (caches are shared).
 //!
 //! Optional arguments, for profiling: a race window in ms that overrides the
 //! default bound's, then scenario ids to run instead of every scenario.
 
-use idem_sim::explore::{explore, Bound};
+use idem_sim::explore::{Bound, Search};
 use idem_sim::{scenario, Config, World};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -70,22 +75,25 @@ fn main() {
         _ => scenario::ids().collect(),
     };
     println!("bound: {bound:?}");
+    println!("load average before: {}", load());
     println!(
         "targets: at least {TARGET_RATE:.0} transitions/s in every scenario, \
          at most {TARGET_BYTES:.0} bytes of peak heap per unique state"
     );
     println!(
-        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>9} {:>13} {:>11}",
+        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>9} {:>9} {:>13} {:>11} {:>7}",
         "scenario",
         "transitions",
         "unique",
         "ends",
         "depth",
-        "elapsed",
+        "cpu",
+        "wall",
         "transitions/s",
-        "bytes/state"
+        "bytes/state",
+        "widest"
     );
-    let (mut all_t, mut all_u, mut all_s) = (0, 0, 0.0);
+    let (mut all_t, mut all_u, mut all_s, mut all_w) = (0, 0, 0.0, 0.0);
     let (mut slowest, mut heaviest) = (f64::MAX, 0.0f64);
     for id in ids {
         let s = scenario::by_id(id).unwrap_or_else(|| panic!("no scenario {id}"));
@@ -96,15 +104,19 @@ fn main() {
         };
         let start = World::new(Arc::new(s), config);
         // Best of a few runs: the machine may be busy with something else.
-        let mut secs = f64::MAX;
+        let (mut secs, mut wall) = (f64::MAX, f64::MAX);
         let mut report = None;
-        let mut peak = 0;
+        let (mut peak, mut widest) = (0, 0);
         for _ in 0..REPEAT {
             let before = IN_USE.load(Relaxed);
             PEAK.store(before, Relaxed);
-            let t = Instant::now();
-            let r = explore(&start, &bound);
-            secs = secs.min(t.elapsed().as_secs_f64());
+            let (t, cpu) = (Instant::now(), cpu_secs());
+            let mut search = Search::new(&start, bound);
+            search.run(usize::MAX);
+            widest = search.widest();
+            let r = search.into_report();
+            wall = wall.min(t.elapsed().as_secs_f64());
+            secs = secs.min(cpu_secs().map_or(wall, |c| c - cpu.unwrap_or(0.0)));
             peak = PEAK.load(Relaxed) - before;
             report = Some(r);
         }
@@ -114,34 +126,39 @@ fn main() {
         slowest = slowest.min(rate);
         heaviest = heaviest.max(bytes);
         println!(
-            "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>13.0} {:>11.0}{}",
+            "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>7.3} s {:>13.0} {:>11.0} {:>7}{}",
             id,
             r.states,
             r.unique,
             r.ends,
             r.depth,
             secs,
+            wall,
             rate,
             bytes,
+            widest,
             if r.truncated { "  (truncated)" } else { "" }
         );
         all_t += r.states;
         all_u += r.unique;
         all_s += secs;
+        all_w += wall;
     }
     println!(
-        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>13.0}",
+        "{:<32} {:>11} {:>8} {:>6} {:>6} {:>7.3} s {:>7.3} s {:>13.0}",
         "all",
         all_t,
         all_u,
         "",
         "",
         all_s,
+        all_w,
         all_t as f64 / all_s
     );
     println!(
-        "slowest scenario {slowest:.0} transitions/s (target {TARGET_RATE:.0}: {}); \
+        "load average after: {}\nslowest scenario {slowest:.0} transitions/s (target {TARGET_RATE:.0}: {}); \
          heaviest {heaviest:.0} bytes/state (target {TARGET_BYTES:.0}: {})",
+        load(),
         if slowest >= TARGET_RATE {
             "met"
         } else {
@@ -153,4 +170,39 @@ fn main() {
             "NOT met"
         },
     );
+}
+
+/// The time this thread has spent on a CPU, in seconds (64-bit Linux only:
+/// the C library's `clock_gettime`, which std links anyway).
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn cpu_secs() -> Option<f64> {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec of the platform's layout.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    ok.then(|| t.sec as f64 + t.nsec as f64 / 1e9)
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn cpu_secs() -> Option<f64> {
+    None
+}
+
+/// The machine's load average over 1, 5 and 15 minutes (Linux only).
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| {
+            let v: Vec<&str> = s.split_whitespace().take(3).collect();
+            (v.len() == 3).then(|| v.join(" "))
+        })
+        .unwrap_or_else(|| "unknown".to_string())
 }

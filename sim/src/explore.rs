@@ -512,6 +512,9 @@ pub struct Search {
     tree: Vec<Link>,
     seen: FingerprintSet,
     open: VecDeque<Open>,
+    /// The most states waiting to be expanded at once (their worlds are most
+    /// of the search's memory).
+    widest: usize,
     choices: Vec<Choice>,
     done: bool,
     /// Takes the frontier in a random order instead of breadth first (the
@@ -578,6 +581,7 @@ impl Search {
             found,
             tree,
             seen,
+            widest: open.len(),
             open,
             choices: Vec::new(),
             done: false,
@@ -670,6 +674,7 @@ impl Search {
         if stop {
             self.done = true;
         }
+        self.widest = self.widest.max(self.open.len());
         self.choices = choices;
     }
 
@@ -687,6 +692,11 @@ impl Search {
     /// ([`to_commands`]); the report's own path may win a race instead.
     pub fn ordered_path(&self, i: usize) -> Option<&[Choice]> {
         self.found.ordered.get(i)?.as_deref()
+    }
+
+    /// The most states that waited to be expanded at once, so far.
+    pub fn widest(&self) -> usize {
+        self.widest
     }
 
     /// What the search has found so far (all of it once [`Search::run`] says it is over).

@@ -277,9 +277,7 @@ impl Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+            self.add(tail(rest) ^ ((rest.len() as u64) << 59));
         }
     }
     #[inline]
@@ -314,6 +312,30 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The 1 to 7 bytes of `rest` as a little-endian word, zero-padded: two
+/// overlapping reads (copying them into a buffer was a call to memcpy, and
+/// most of the world's strings are short).
+#[inline]
+fn tail(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let word = |b: &[u8]| b.iter().rev().fold(0u64, |w, &x| (w << 8) | u64::from(x));
+    if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")));
+        let hi = u64::from(u32::from_le_bytes(
+            rest[n - 4..].try_into().expect("4 bytes"),
+        ));
+        lo | hi << ((n - 4) * 8)
+    } else if n >= 2 {
+        let lo = u64::from(u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")));
+        let hi = u64::from(u16::from_le_bytes(
+            rest[n - 2..].try_into().expect("2 bytes"),
+        ));
+        lo | hi << ((n - 2) * 8)
+    } else {
+        word(rest)
+    }
+}
+
 /// Hashes a `u64` fingerprint to itself: the fingerprints are well mixed already.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IdentityHasher(u64);
@@ -343,4 +365,19 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_tail_is_read_as_its_bytes_zero_padded() {
+        let bytes: Vec<u8> = (1..=7).map(|b| b * 0x11).collect();
+        for n in 1..=7 {
+            let mut buf = [0u8; 8];
+            buf[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(tail(&bytes[..n]), u64::from_le_bytes(buf), "{n} bytes");
+        }
+    }
 }
