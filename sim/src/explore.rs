@@ -214,6 +214,21 @@ impl World {
                 .unwrap_or_default(),
         }
     }
+
+    /// Gives back the room this world's collections grew into: a step that
+    /// adds a message or an event doubles the vector that holds them, and a
+    /// world waiting to be expanded keeps only what it holds (about a fifth of
+    /// a waiting world was such room). The explorer's own: the lab never calls it.
+    fn compact(&mut self) {
+        self.queue.shrink_to_fit();
+        self.msgs.shrink_to_fit();
+        for a in &mut self.apis {
+            a.handling.shrink_to_fit();
+            a.memory.shrink_to_fit();
+        }
+        self.redis.keys.shrink_to_fit();
+        self.db.compact();
+    }
 }
 
 /// Faults a path has used so far.
@@ -662,6 +677,8 @@ impl Search {
             };
             self.found.look(&w, &paths, node);
             if !w.is_quiet() {
+                let mut w = w;
+                w.compact();
                 self.open.push_back(Open {
                     world: w,
                     node,

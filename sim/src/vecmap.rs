@@ -97,6 +97,11 @@ impl<K, V> VecMap<K, V> {
         self.items.clear();
     }
 
+    /// Gives back the room the map grew into beyond its entries.
+    pub fn shrink_to_fit(&mut self) {
+        self.items.shrink_to_fit();
+    }
+
     /// The entry with the smallest key.
     pub fn first_key(&self) -> Option<&K> {
         self.items.first().map(|(k, _)| k)

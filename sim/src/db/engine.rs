@@ -477,6 +477,16 @@ impl Db {
 }
 
 impl Db {
+    /// Gives back the room the database's collections grew into (the explorer's
+    /// `World::compact`: it keeps many worlds waiting).
+    pub(crate) fn compact(&mut self) {
+        for t in &mut self.tables {
+            t.rows.shrink_to_fit();
+        }
+        self.sessions.shrink_to_fit();
+        self.waiting.shrink_to_fit();
+    }
+
     /// Feeds the database's state to `h`, for the explorer's fingerprints:
     /// rows, sessions, waiting statements, which unique indexes are present,
     /// and the id counters (`next_tx`, `next_row`: the next transaction and

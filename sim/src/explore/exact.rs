@@ -188,3 +188,24 @@ fn state_counts_do_not_depend_on_the_search_order() {
         }
     }
 }
+
+/// A waiting world gives back the room its collections grew into
+/// (`World::compact`) and stays the same world: equal, with the same
+/// fingerprint, at every step of a run of every scenario.
+#[test]
+fn compacting_a_world_changes_neither_it_nor_its_fingerprint() {
+    for id in scenario::ids() {
+        let s = scenario::by_id(id).expect("a scenario");
+        let mut w = start(&s, true);
+        let mut steps = 0;
+        while !w.is_quiet() && steps < 200 {
+            w.step();
+            let before = w.clone();
+            w.compact();
+            assert!(w == before, "{id}: step {steps}");
+            assert_eq!(w.fingerprint(), before.fingerprint(), "{id}: step {steps}");
+            steps += 1;
+        }
+        assert!(steps > 5, "{id}: only {steps} steps");
+    }
+}
