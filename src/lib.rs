@@ -7,12 +7,14 @@
 //! - [`lesson`]: every text of the page, in Russian and English, as data.
 //! - [`render`]: the state panes, narration, outcome and sequence diagram as markup.
 //! - [`crash`]: the panic hook's friendly failure box.
+//! - [`heap`]: the module's memory allocator (size classes, smaller than dlmalloc).
 //! - [`lms`]: what the module tells an LMS's adapter (`scorm.js`), and what it reads from it.
 //! - [`params`], [`narrate`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
 
 pub mod app;
 pub mod crash;
 pub mod fixit;
+pub mod heap;
 pub mod html;
 pub mod layout;
 pub mod lesson;

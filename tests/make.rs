@@ -35,31 +35,34 @@ fn make_test_runs_every_e2e_file() {
     }
 }
 
-/// `[patch.crates-io]` puts `patch/wasm-streams` in place of the registry's crate (−7.4 KB
-/// gzip per page load). If the patch stopped applying (a version that no longer matches),
-/// cargo would only warn, take the registry's crate and build a page that still fits its
-/// budget: the lock file is where that shows, as a registry source or an unused patch.
+/// `[patch.crates-io]` puts `patch/wasm-streams` (−7.4 KB gzip per page load) and
+/// `patch/send-wrapper` (with `src/heap.rs`, −3.6 KB) in place of the registry's crates.
+/// If a patch stopped applying (a version that no longer matches), cargo would only
+/// warn, take the registry's crate and build a page that may still fit its budget: the
+/// lock file is where that shows, as a registry source or an unused patch.
 #[test]
-fn the_wasm_streams_patch_applies() {
+fn the_crate_patches_apply() {
     let lock = fs::read_to_string("Cargo.lock").expect("Cargo.lock");
     assert!(
         !lock.contains("[[patch.unused]]"),
         "Cargo.lock lists an unused patch: {}",
         lock.split("[[patch.unused]]").nth(1).unwrap_or_default()
     );
-    let packages: Vec<&str> = lock
-        .split("[[package]]")
-        .filter(|p| p.contains("\nname = \"wasm-streams\"\n"))
-        .collect();
-    assert_eq!(packages.len(), 1, "one wasm-streams in Cargo.lock");
-    assert!(
-        !packages[0].contains("\nsource = "),
-        "wasm-streams comes from {}, not from patch/wasm-streams",
-        packages[0]
-            .lines()
-            .find(|l| l.starts_with("source"))
-            .unwrap_or("?")
-    );
+    for name in ["wasm-streams", "send_wrapper"] {
+        let packages: Vec<&str> = lock
+            .split("[[package]]")
+            .filter(|p| p.contains(&format!("\nname = \"{name}\"\n")))
+            .collect();
+        assert_eq!(packages.len(), 1, "one {name} in Cargo.lock");
+        assert!(
+            !packages[0].contains("\nsource = "),
+            "{name} comes from {}, not from patch/",
+            packages[0]
+                .lines()
+                .find(|l| l.starts_with("source"))
+                .unwrap_or("?")
+        );
+    }
 }
 
 /// The toolchain is a release, not a channel that moves (`stable` took new clippy lints
