@@ -39,6 +39,7 @@
 //    -p idem-sim --example explore_bench`): transitions per second and peak heap bytes per
 //    unique state, beside their targets (issue 28: at least 1 M/s, at most 100 bytes; the
 //    worker within 1.5x native).
+// BENCH_ONLY=explorer runs part 5 alone.
 // Prints figures only; it asserts nothing about time.
 
 import { execFileSync } from 'node:child_process';
@@ -326,7 +327,28 @@ async function explorer(browser, url) {
   await context.close();
 }
 
+/**
+ * BENCH_ONLY=explorer: only the explorer's part (5.), the worker against native code and
+ * the native search, without the page loads and their timings.
+ */
+async function explorerOnly() {
+  assertDistBuilt();
+  const server = await startServer({ root: DIST });
+  const browser = await launchChromium();
+  const load = () => console.log(`  load average (1, 5, 15 min): ${loadavg().map((x) => x.toFixed(1)).join(', ')} on ${cpus().length} cores`);
+  try {
+    load();
+    await explorer(browser, server.url + PAGES.en);
+    explorerNative();
+    load();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === 'explorer') return explorerOnly();
   assertDistBuilt();
   const sizes = distSizes();
   printPageLoads();
