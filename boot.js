@@ -43,6 +43,8 @@
   const html = document.documentElement;
   const pages = { en: 'en.html', ru: 'ru.html' };
   const query = new URLSearchParams(location.search);
+  // The page a language tag names (`ru`, `EN-us`, `ru_RU`: its primary subtag), or null.
+  // The chooser runs this same text (build/prerender.mjs, `chooser`): its one home.
   const tag = (s) => {
     const primary = String(s ?? '').trim().split(/[-_]/)[0].toLowerCase();
     return Object.hasOwn(pages, primary) ? primary : null;

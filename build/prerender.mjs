@@ -141,17 +141,17 @@ export function inline(shell, read, withPolicy = true) {
 /**
  * The bare address's page: a script that replaces the location by the page of the
  * reader's language, with the same query and hash. The language is `lang=` of the link
- * (`ru`, `en`, any case, with or without a region, as boot.js and Lang::parse in
- * src/lesson/mod.rs read it), else the browser's, else English. The script is inline,
+ * (`ru`, `en`, any case, with or without a region: boot.js's own `tag`, see
+ * `langTag`, as Lang::parse in src/lesson/mod.rs reads it), else the browser's, else English. The script is inline,
  * allowed by its hash; where a host's policy refuses it, the same text as a file of
  * FALLBACK_DIR, deferred, does it (the mark `idemChose` keeps it to once). Without
  * script, the two pages' links. Returns the page and that file's name and text.
  */
 export function chooser(title) {
   const script =
-    `(()=>{if(window.idemChose)return;window.idemChose=1;const p=${JSON.stringify(PAGES).replace(/"/g, "'")},` +
-    `t=s=>{s=String(s??'').trim().split(/[-_]/)[0].toLowerCase();return Object.hasOwn(p,s)?s:null};` +
-    `location.replace(p[t(new URLSearchParams(location.search).get('lang'))??t(navigator.language)??'en']+location.search+location.hash)})();`;
+    `(()=>{if(window.idemChose)return;window.idemChose=1;const pages=${JSON.stringify(PAGES).replace(/"/g, "'")};` +
+    `${langTag()}` +
+    `location.replace(pages[tag(new URLSearchParams(location.search).get('lang'))??tag(navigator.language)??'en']+location.search+location.hash)})();`;
   const file = `choose-${createHash('sha256').update(script).digest('hex').slice(0, 16)}.js`;
   const html =
     `<!doctype html><html lang="ru"><head><meta charset="utf-8">` +
@@ -160,6 +160,17 @@ export function chooser(title) {
     `<script>${script}</script><script src="./${FALLBACK_DIR}${file}" defer></script></head>` +
     `<body><noscript><p><a href="./${PAGES.ru}">Русский</a> · <a href="./${PAGES.en}" lang="en">English</a></p></noscript></body></html>\n`;
   return { html, file, script };
+}
+
+/**
+ * boot.js's `tag` (a language tag's page, or null) as its source says it, lines joined:
+ * the chooser runs the same text, so the two read `lang=` alike by construction.
+ */
+export function langTag() {
+  const boot = readFileSync(new URL('../boot.js', import.meta.url), 'utf8');
+  const m = boot.match(/^ *const tag = \(s\) => \{\n[\s\S]*?\n *\};$/m);
+  if (!m) throw new Error('prerender: no `const tag = (s) => {…};` in boot.js');
+  return m[0].trim().replace(/\s*\n\s*/g, '');
 }
 
 /** Both pages and the chooser into Trunk's staging dir. */

@@ -9,7 +9,7 @@
 //! - [`crash`]: the panic hook's friendly failure box.
 //! - [`heap`]: the module's memory allocator (size classes, smaller than dlmalloc).
 //! - [`lms`]: what the module tells an LMS's adapter (`scorm.js`), and what it reads from it.
-//! - [`params`], [`narrate`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
+//! - [`params`], [`narrate`], [`template`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
 
 pub mod app;
 pub mod crash;
@@ -24,4 +24,5 @@ pub mod params;
 pub mod progress;
 pub mod render;
 pub mod seqdiag;
+pub mod template;
 pub mod ui;

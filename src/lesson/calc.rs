@@ -4,6 +4,7 @@
 //! [`super::Ui`].
 
 use super::{ui, Lang, Ui};
+use crate::template::fill;
 
 /// ADR-001's load: 10,000 mutating requests per second.
 pub const DEFAULT_RPS: f64 = 10_000.0;
@@ -276,24 +277,6 @@ impl Inputs {
     }
 }
 
-/// Fills `{}` placeholders of `template` in order. Extra arguments are ignored;
-/// missing ones leave the placeholder as is.
-pub fn fill(template: &str, args: &[&str]) -> String {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut args = args.iter();
-    let mut rest = template;
-    while let Some(at) = rest.find("{}") {
-        out.push_str(&rest[..at]);
-        match args.next() {
-            Some(a) => out.push_str(a),
-            None => out.push_str("{}"),
-        }
-        rest = &rest[at + 2..];
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,12 +343,5 @@ mod tests {
         let mut v = Inputs::default().values();
         v[4] = 0.0;
         assert!(outputs(Inputs::from_values(v), Lang::Ru)[4].contains("от 0,1 до 10\u{a0}000"));
-    }
-
-    #[test]
-    fn fill_placeholders() {
-        assert_eq!(fill("Step {} of {}", &["3", "9"]), "Step 3 of 9");
-        assert_eq!(fill("{} and {}", &["a"]), "a and {}");
-        assert_eq!(fill("none", &["x"]), "none");
     }
 }

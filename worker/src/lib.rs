@@ -9,11 +9,16 @@
 //! newline, the markup. The page only puts it in place. The page cancels a
 //! search by terminating the worker.
 
+pub mod key;
 pub mod view;
 
 /// The page's markup writer, shared: the worker writes the panel as the page writes the lab.
 #[path = "../../src/html.rs"]
 pub mod html;
+
+/// The page's label templates, shared: the worker fills its labels as the page does.
+#[path = "../../src/template.rs"]
+pub mod template;
 
 use idem_sim::answer::{answer, CHUNK};
 use idem_sim::wire::Request;

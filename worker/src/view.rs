@@ -12,6 +12,8 @@
 //! (`idem_sim::link`), so it can be shared and opened in a fresh page.
 
 use crate::html::Html;
+use crate::key::Key;
+use crate::template;
 use idem_sim::answer::{Bar, Cell, Found, Reply};
 use idem_sim::explore::{Believed, EndState};
 use idem_sim::link;
@@ -58,8 +60,8 @@ impl Text {
 
     /// The label `key`; a missing one shows its key, never nothing.
     /// (`every_label_the_worker_asks_for_is_in_both_texts` keeps them all there.)
-    pub fn get(self, key: &'static str) -> &'static str {
-        self.find(key).unwrap_or(key)
+    pub fn get(self, key: Key) -> &'static str {
+        self.find(key.name()).unwrap_or(key.name())
     }
 
     /// The label of a key made at run time (`i.<id>`, `t.<id>`); a missing one: `?`.
@@ -67,16 +69,11 @@ impl Text {
         self.find(key).unwrap_or("?")
     }
 
-    /// The label `key` with its `{}` filled in order.
-    pub fn fill(self, key: &'static str, args: &[&dyn ToString]) -> String {
-        let mut out = String::new();
-        for (i, part) in self.get(key).split("{}").enumerate() {
-            if let Some(a) = i.checked_sub(1).and_then(|i| args.get(i)) {
-                out.push_str(&a.to_string());
-            }
-            out.push_str(part);
-        }
-        out
+    /// The label `key` with its `{}` filled in order (the page's `template::fill`).
+    pub fn fill(self, key: Key, args: &[&dyn ToString]) -> String {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        template::fill(self.get(key), &args)
     }
 }
 
@@ -126,13 +123,13 @@ impl View {
                 let rate = (f64::from(*transitions) * 1000.0 / ms.max(1.0)) as u64;
                 let mut h = Html::new();
                 if *cells == 0 {
-                    self.line = t.fill("progress", &[transitions, unique, &rate]);
-                    h.el("progress", &[("aria-label", t.get("progress_label"))], "");
+                    self.line = t.fill(Key::Progress, &[transitions, unique, &rate]);
+                    h.el("progress", &[("aria-label", t.get(Key::ProgressLabel))], "");
                 } else {
                     h.el(
                         "progress",
                         &[
-                            ("aria-label", t.get("progress_label")),
+                            ("aria-label", t.get(Key::ProgressLabel)),
                             ("max", &of.to_string()),
                             ("value", &cells.to_string()),
                         ],
@@ -141,7 +138,7 @@ impl View {
                 }
                 h.el("span", &[], &self.line);
                 if *of > 0 && *cells > 0 {
-                    h.text(" · ").text(&t.fill("cells", &[cells, of]));
+                    h.text(" · ").text(&t.fill(Key::Cells, &[cells, of]));
                 }
                 vec![(PROGRESS, h.finish().into_string())]
             }
@@ -151,7 +148,7 @@ impl View {
                     .iter()
                     .filter(|b| b.outcome.charges() > 1)
                     .count();
-                let said = t.fill("said_found", &[&f.outcomes.len(), &many]);
+                let said = t.fill(Key::SaidFound, &[&f.outcomes.len(), &many]);
                 vec![
                     (OUTCOMES, self.found(f)),
                     (ANNOUNCE, crate::html::esc(&said)),
@@ -173,22 +170,22 @@ impl View {
                         .map(|d| self.toggle(d))
                         .collect();
                     if names.is_empty() {
-                        t.get("none").to_string()
+                        t.get(Key::None).to_string()
                     } else {
                         names.join(" + ")
                     }
                 };
                 let (yours, names) = (names(&self.req.toggles), names(defences));
                 let part = match step {
-                    Some(k) => t.fill("cmp_step", &[k]),
-                    None => t.get("cmp_same").to_string(),
+                    Some(k) => t.fill(Key::CmpStep, &[k]),
+                    None => t.get(Key::CmpSame).to_string(),
                 };
                 let said = format!(
                     "{part} {}",
-                    t.fill("cmp_end", &[&self.describe(mine), &self.describe(other)])
+                    t.fill(Key::CmpEnd, &[&self.describe(mine), &self.describe(other)])
                 );
                 let mut h = Html::new();
-                h.el("h3", &[], &t.fill("cmp_with", &[&yours, &names]));
+                h.el("h3", &[], &t.fill(Key::CmpWith, &[&yours, &names]));
                 h.el(
                     "p",
                     &[
@@ -205,19 +202,19 @@ impl View {
             }
             Reply::Table(cells) => {
                 let breaks = cells.iter().filter(|c| c.breaks).count();
-                let said = t.fill("said_table", &[&breaks, &cells.len()]);
+                let said = t.fill(Key::SaidTable, &[&breaks, &cells.len()]);
                 let mut h = Html::new();
                 h.el(
                     "progress",
                     &[
                         ("max", "1"),
                         ("value", "1"),
-                        ("aria-label", t.get("progress_label")),
+                        ("aria-label", t.get(Key::ProgressLabel)),
                     ],
                     "",
                 );
                 h.el("span", &[], &self.line);
-                h.text(" · ").text(&t.fill("took", &[&(ms as u64)]));
+                h.text(" · ").text(&t.fill(Key::Took, &[&(ms as u64)]));
                 // The table last: the page takes it as the end of the answer.
                 vec![
                     (PROGRESS, h.finish().into_string()),
@@ -256,22 +253,22 @@ impl View {
     fn found(&self, f: &Found) -> String {
         let t = self.t;
         let mut h = Html::new();
-        h.el("h4", &[], &t.fill("outcomes", &[&self.req.step]));
+        h.el("h4", &[], &t.fill(Key::Outcomes, &[&self.req.step]));
         h.el(
             "p",
             &[("class", "muted")],
             &format!(
                 "{} {}",
                 t.fill(
-                    "bounds",
+                    Key::Bounds,
                     &[&self.req.losses, &self.req.crashes, &self.req.jumps]
                 ),
-                t.get("limits")
+                t.get(Key::Limits)
             ),
         );
-        let mut ends = t.fill("ends", &[&f.ends]);
+        let mut ends = t.fill(Key::Ends, &[&f.ends]);
         if f.truncated {
-            ends = format!("{ends}. {}", t.get("truncated"));
+            ends = format!("{ends}. {}", t.get(Key::Truncated));
         }
         h.el("p", &[], &ends);
         h.open("ul", &[("class", "xbars")]);
@@ -312,20 +309,20 @@ impl View {
                 ],
             )
             .close("meter");
-            let what = format!("{} · {}", self.describe(o), t.fill("count", &[&b.count]));
+            let what = format!("{} · {}", self.describe(o), t.fill(Key::Count, &[&b.count]));
             h.el("span", &[], &what).text(" ");
             match &b.show {
                 Some(r) => {
                     // Where it leaves the reader's run: the first step that differs.
                     let mark = self.mine.diverges(&self.run(r, &r.commands));
                     let note = match mark {
-                        Some(k) => t.fill("note", &[&k]),
-                        None => t.get("same").to_string(),
+                        Some(k) => t.fill(Key::Note, &[&k]),
+                        None => t.get(Key::Same).to_string(),
                     };
-                    self.show(&mut h, r, t.get("show"), &note, mark);
+                    self.show(&mut h, r, t.get(Key::Show), &note, mark);
                 }
                 None => {
-                    h.el("span", &[("class", "muted")], t.get("no_show"));
+                    h.el("span", &[("class", "muted")], t.get(Key::NoShow));
                 }
             }
             h.close("li");
@@ -340,40 +337,40 @@ impl View {
         let mut parts = Vec::new();
         let seen = &o.seen;
         if let Some(n) = seen.charges {
-            parts.push(t.fill("charged", &[&seen.charged]));
-            parts.push(t.fill("charges", &[&n]));
+            parts.push(t.fill(Key::Charged, &[&seen.charged]));
+            parts.push(t.fill(Key::Charges, &[&n]));
         }
         if let Some(n) = seen.ledger_rows {
-            parts.push(t.fill("ledger", &[&n]));
+            parts.push(t.fill(Key::Ledger, &[&n]));
         }
         if let Some(x) = seen.balance {
-            parts.push(t.fill("balance", &[&x]));
+            parts.push(t.fill(Key::Balance, &[&x]));
         }
         if let Some(x) = seen.likes {
-            parts.push(t.fill("likes", &[&x]));
+            parts.push(t.fill(Key::Likes, &[&x]));
         }
         if let Some(x) = &seen.email {
-            parts.push(t.fill("email", &[x]));
+            parts.push(t.fill(Key::Email, &[x]));
         }
         if let Some(x) = &seen.order_status {
-            parts.push(t.fill("order", &[x]));
+            parts.push(t.fill(Key::Order, &[x]));
         }
         if let Some(n) = seen.receipts {
-            parts.push(t.fill("receipts", &[&n]));
+            parts.push(t.fill(Key::Receipts, &[&n]));
         }
         let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
         if !beliefs.is_empty() {
-            parts.push(t.fill("app", &[&beliefs.join(", ")]));
+            parts.push(t.fill(Key::App, &[&beliefs.join(", ")]));
         }
         parts.push(if o.broken.is_empty() {
-            t.get("all_hold").to_string()
+            t.get(Key::AllHold).to_string()
         } else {
             let names: Vec<&str> = o
                 .broken
                 .iter()
                 .map(|i| t.get_made(&format!("i.{}", i.id())))
                 .collect();
-            t.fill("broken", &[&names.join(", ")])
+            t.fill(Key::Broken, &[&names.join(", ")])
         });
         parts.join(" · ")
     }
@@ -381,11 +378,11 @@ impl View {
     fn believed(&self, b: Believed) -> String {
         let t = self.t;
         match b {
-            Believed::NotStarted => t.get("b_not_started").into(),
-            Believed::Succeeded => t.get("b_succeeded").into(),
-            Believed::Failed(s) => t.fill("b_failed", &[&s]),
-            Believed::Unknown => t.get("b_unknown").into(),
-            Believed::GaveUp => t.get("b_gave_up").into(),
+            Believed::NotStarted => t.get(Key::BNotStarted).into(),
+            Believed::Succeeded => t.get(Key::BSucceeded).into(),
+            Believed::Failed(s) => t.fill(Key::BFailed, &[&s]),
+            Believed::Unknown => t.get(Key::BUnknown).into(),
+            Believed::GaveUp => t.get(Key::BGaveUp).into(),
         }
     }
 
@@ -397,11 +394,11 @@ impl View {
 
     fn fault(&self, f: Fault) -> &'static str {
         self.t.get(match f {
-            Fault::LostResponse => "f_lost_response",
-            Fault::LostStoreReply => "f_lost_store_reply",
-            Fault::Parallel => "f_parallel",
-            Fault::Crash => "f_crash",
-            Fault::ClockPastTtl => "f_clock",
+            Fault::LostResponse => Key::FLostResponse,
+            Fault::LostStoreReply => Key::FLostStoreReply,
+            Fault::Parallel => Key::FParallel,
+            Fault::Crash => Key::FCrash,
+            Fault::ClockPastTtl => Key::FClock,
         })
     }
 
@@ -419,8 +416,8 @@ impl View {
         // verdicts, not the names, take the width.
         let code = |i: usize| char::from(b'A' + i as u8).to_string();
         let mut h = Html::new();
-        h.el("h4", &[], t.get("table"));
-        h.el("p", &[("class", "muted")], t.get("table_note"));
+        h.el("h4", &[], t.get(Key::Table));
+        h.el("p", &[("class", "muted")], t.get(Key::TableNote));
         h.open(
             "ul",
             &[("class", "xlegend"), ("data-testid", "truth-legend")],
@@ -436,11 +433,11 @@ impl View {
                 ("class", "xtable"),
                 ("role", "region"),
                 ("tabindex", "0"),
-                ("aria-label", t.get("table")),
+                ("aria-label", t.get(Key::Table)),
             ],
         );
         h.open("table", &[]).open("thead", &[]).open("tr", &[]);
-        h.el("th", &[("scope", "col")], t.get("defences"));
+        h.el("th", &[("scope", "col")], t.get(Key::Defences));
         for f in &faults {
             h.el("th", &[("scope", "col")], self.fault(*f));
         }
@@ -454,7 +451,7 @@ impl View {
             let names: Vec<&str> = on.iter().map(|d| self.toggle(*d)).collect();
             let ids: Vec<&str> = on.iter().map(|d| d.id()).collect();
             let (name, codes) = if names.is_empty() {
-                (t.get("none").to_string(), t.get("none").to_string())
+                (t.get(Key::None).to_string(), t.get(Key::None).to_string())
             } else {
                 let codes: Vec<String> = (0..defences.len())
                     .filter(|i| row[0].toggles.has(defences[*i]))
@@ -465,7 +462,11 @@ impl View {
             h.open("tr", &[]);
             h.el("th", &[("scope", "row"), ("title", &name)], &codes);
             for c in row {
-                let verdict = if c.breaks { "breaks" } else { "holds" };
+                let (verdict, said) = if c.breaks {
+                    ("breaks", Key::Breaks)
+                } else {
+                    ("holds", Key::Holds)
+                };
                 h.open(
                     "td",
                     &[
@@ -483,11 +484,11 @@ impl View {
                         // Where the fault strikes: the run leaves the same defences' run without it.
                         let mark = self.run(r, &[]).diverges(&self.run(r, &r.commands));
                         let at = mark.unwrap_or(0);
-                        let note = t.fill("cell_note", &[&name, &self.fault(c.fault), &at]);
-                        self.show(&mut h, r, t.get(verdict), &note, mark);
+                        let note = t.fill(Key::CellNote, &[&name, &self.fault(c.fault), &at]);
+                        self.show(&mut h, r, t.get(said), &note, mark);
                     }
                     _ => {
-                        h.text(t.get(verdict));
+                        h.text(t.get(said));
                     }
                 }
                 h.close("td");
@@ -576,55 +577,29 @@ mod tests {
     fn every_label_is_there_in_both_languages() {
         for lang in ["en", "ru"] {
             let t = Text::of(lang);
-            for key in [
-                "progress",
-                "show",
-                "charges",
-                "ledger",
-                "balance",
-                "likes",
-                "receipts",
-                "email",
-                "order",
-                "said_table",
-                "t.atomic-claim",
-                "i.at-most-once-charge",
-            ] {
-                assert!(!t.get(key).is_empty(), "{lang} {key}");
+            for key in ["t.atomic-claim", "i.at-most-once-charge"] {
+                assert!(!t.get_made(key).is_empty(), "{lang} {key}");
             }
-            assert_eq!(Text::of("en").fill("charged", &[&200]), "Charged $200");
         }
+        assert_eq!(Text::of("en").fill(Key::Charged, &[&200]), "Charged $200");
     }
 
     /// `Text::get` gave "" for a missing key (its doc said it showed the key), so a
-    /// misspelt key was a blank on the page. Every key the worker names is in both
-    /// texts, and a missing one shows itself.
+    /// misspelt key was a blank on the page. A key is a [`Key`] now (a misspelt one
+    /// does not compile); every one is in both texts, and a missing one shows itself.
     #[test]
     fn every_label_the_worker_asks_for_is_in_both_texts() {
-        assert_eq!(Text("a=1").get("b"), "b");
-        assert_eq!(Text("a=1").get("a"), "1");
-        let src = include_str!("view.rs");
-        let src = src.split("#[cfg(test)]\nmod tests").next().unwrap();
-        let mut seen = 0;
-        for call in ["get(\"", "fill(\"", "=> \"f_"] {
-            for (i, _) in src.match_indices(call) {
-                let rest = &src[i + call.len()..];
-                let key: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
-                    .collect();
-                let key = if call.starts_with("=>") {
-                    format!("f_{key}")
-                } else {
-                    key
-                };
-                seen += 1;
-                for lang in ["en", "ru"] {
-                    assert!(Text::of(lang).find(&key).is_some(), "{lang}: no {key:?}");
-                }
+        assert_eq!(Text("progress=1").get(Key::Cells), "cells");
+        assert_eq!(Text("progress=1").get(Key::Progress), "1");
+        for key in Key::ALL {
+            for lang in ["en", "ru"] {
+                assert!(
+                    Text::of(lang).find(key.name()).is_some(),
+                    "{lang}: no {key:?}"
+                );
             }
         }
-        assert!(seen > 30, "only {seen} keys seen");
+        assert!(Key::ALL.len() > 30, "only {} keys", Key::ALL.len());
     }
 
     #[test]
