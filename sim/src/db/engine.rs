@@ -344,9 +344,19 @@ impl Db {
                     .collect();
                 if let Some(c) = order_by {
                     let c = t.col(c);
-                    rows.sort_by(|a, b| {
-                        (a[c] == Value::Null, &a[c]).cmp(&(b[c] == Value::Null, &b[c]))
-                    });
+                    // NULLs last. An insertion sort: stable as `sort_by`, and a few
+                    // hundred bytes of the page's module where the standard library's
+                    // stable sort took 5 KB; a SELECT here returns a handful of rows.
+                    let after = |a: &[Value], b: &[Value]| {
+                        (a[c] == Value::Null, &a[c]) > (b[c] == Value::Null, &b[c])
+                    };
+                    for i in 1..rows.len() {
+                        let mut j = i;
+                        while j > 0 && after(&rows[j - 1], &rows[j]) {
+                            rows.swap(j - 1, j);
+                            j -= 1;
+                        }
+                    }
                 }
                 Ok((
                     Outcome::Ok {
