@@ -4,6 +4,7 @@
 #   make test    install what is missing, then run every check (what CI runs: .ci/run)
 #   make build   release build into dist/ (installs nothing: says what is missing)
 #   make stores  replay the statements the model's stores ran on a real PostgreSQL and Redis
+#                (a subset: make stores ONLY='concurrent-duplicates +atomic-claim seed=3' REPEAT=20)
 #   make bench   sizes of dist/ and time to interactive in headless Chromium
 #   make scorm   release build as a SCORM 1.2 package: target/scorm/idempotency-lab.zip
 #   make setup   only install what is missing (scripts/setup.sh)
@@ -67,10 +68,12 @@ test-rust:
 stores: setup
 	@$(MAKE) --no-print-directory test-stores
 
+# ONLY: the runs whose name starts with it, each REPEAT times (a race Postgres's scheduler
+# decides may show on some repeats only).
 test-stores:
 	@mkdir -p target/stores
 	cargo build --locked -q -p idem-stores
-	target/debug/idem-stores > target/stores/runs.jsonl
+	target/debug/idem-stores $(if $(ONLY),--only '$(ONLY)' --repeat $(or $(REPEAT),1)) > target/stores/runs.jsonl
 	/usr/bin/python3 stores/replay.py target/stores/runs.jsonl target/debug/idem-stores
 
 test-build:

@@ -8,10 +8,10 @@ on 127.0.0.1 only, in a temporary directory, and stops on exit (failure too):
 - every SQL statement, as the page displays it, on one real connection per
   model connection, in the model's order; its tag, rows (in order where the
   SQL fixes one with ORDER BY), error code and constraint must match;
-- a statement the model parks must wait on a lock in pg_stat_activity, behind
-  the backend of the transaction the model parks it behind (pg_blocking_pids,
-  directly or through a waiter queued ahead of it); a statement the model runs
-  at once must not wait;
+- a statement the model parks must wait on a lock in pg_stat_activity, and
+  pg_blocking_pids must name the backend the model parks it behind (the lock
+  holder's, or the first waiter's for the same row); a statement the model
+  runs at once must not wait;
 - every Redis command, as displayed, parsed as redis-cli parses it; the reply,
   and the keyspace with its TTLs on a clock mapped to the model's, exactly
   (to the millisecond): a SET that gives a TTL must have run on Redis's clock
@@ -306,7 +306,7 @@ class Replayer:
         self.sql = 0
         self.cmds = 0
         self.waits = 0
-        self.blockers = 0       # waits whose holder pg_blocking_pids confirmed
+        self.blockers = 0       # waits whose blocker pg_blocking_pids confirmed
         self.errors = 0
         self.mismatches = []
         self.signature = None
@@ -367,27 +367,17 @@ class Replayer:
     # --- checks
 
     def pid_waits_behind(self, pid, holder_pid):
-        """Whether backend `pid` waits on a lock, behind `holder_pid` as
-        `pg_blocking_pids` names its blockers: directly, or behind a waiter
-        that itself waits behind it (a second waiter for a row queues behind
-        the first: Postgres's tuple lock)."""
+        """Whether backend `pid` waits on a lock, and `holder_pid` is one of
+        its blockers as `pg_blocking_pids` names them: the transaction holding
+        the lock, or the waiter queued first for the same row (its tuple lock).
+        Not a blocker's blocker: the model must name the same one."""
         with self.admin.cursor() as c:
-            c.execute("SELECT pid, wait_event_type, pg_blocking_pids(pid) FROM pg_stat_activity "
-                      "WHERE backend_type = 'client backend'")
-            rows = {p: (w, b) for p, w, b in c.fetchall()}
-        if pid not in rows or rows[pid][0] != "Lock":
-            return False, rows.get(pid)
-        if holder_pid is None:
-            return True, rows[pid]
-        seen, todo = set(), [pid]
-        while todo:
-            for b in rows.get(todo.pop(), (None, []))[1]:
-                if b == holder_pid:
-                    return True, rows[pid]
-                if b not in seen:
-                    seen.add(b)
-                    todo.append(b)
-        return False, rows[pid]
+            c.execute("SELECT wait_event_type, pg_blocking_pids(pid) FROM pg_stat_activity "
+                      "WHERE pid = %s", (pid,))
+            row = c.fetchone()
+        if row is None or row[0] != "Lock":
+            return False, row
+        return holder_pid is None or holder_pid in row[1], row
 
     def result_of(self, cur, text):
         """The finished statement's result, shaped as the dump's."""
@@ -472,7 +462,7 @@ class Replayer:
                                 raise Mismatch(f"{ev['text']!r} waits in the model, runs in Postgres")
                             if time.time() > deadline:
                                 conn_of = {p: m for m, p in pids.items()}
-                                said = info and (info[0], [conn_of.get(p, f"pid {p}") for p in info[1]])  # direct blockers
+                                said = info and (info[0], [conn_of.get(p, f"pid {p}") for p in info[1]])
                                 raise Mismatch(f"{ev['text']!r} of conn {n} waits behind conn {ev['holder']} in the model;"
                                                f" in Postgres (wait, blocked by conns): {said}")
                         self.waits += 1
@@ -677,7 +667,7 @@ def main():
     if len(rp.mismatches) > SHOWN:
         print(f"… and {len(rp.mismatches) - SHOWN} more")
     print(f"stores: {runs} runs in {time.time() - started:.1f} s ({rp.waits} statements waited on a lock,"
-          f" {rp.blockers} behind the holder the model names,"
+          f" {rp.blockers} behind the blocker the model names,"
           f" {rp.errors} errors; {rp.swaps} races won by a twin session, {rp.branches} by another waiter;"
           f" {rp.ttls} TTLs equal to the ms, every SET's clock within its round trip, up to {rp.set_rtt} ms)")
     print(f"{rp.sql} SQL statements, {rp.cmds} Redis commands, {len(rp.mismatches)} mismatches")

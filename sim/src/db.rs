@@ -57,11 +57,15 @@ pub struct Row {
     pub pending: Option<Pending>,
 }
 
-/// An uncommitted version: `values: None` is a delete.
+/// An uncommitted version: `values: None` is a delete. `lock_only`: the
+/// transaction only locked the row (an `UPDATE` that waited for it and
+/// re-checked it to no match): its version stays the committed one, and
+/// committing it makes no new version.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pending {
     pub tx: TxId,
     pub values: Option<Vec<Value>>,
+    pub lock_only: bool,
 }
 
 impl Row {
@@ -279,6 +283,46 @@ pub struct Waiting {
     /// the wait it re-checks these rows' newest versions and no others
     /// (EvalPlanQual), and keeps the lock on a row that no longer matches.
     pub targets: Vec<u32>,
+    /// Whether it holds its place in its row's queue (Postgres's tuple lock,
+    /// first come first served: [`Waiting::queues_behind`]). A commit that
+    /// makes a new version of the row takes it away from every waiter for
+    /// the row: each leaves the old version's queue and races for the new
+    /// one, and the order they queue in there is the scheduler's, so the
+    /// release after that is a race among them too.
+    pub queued: bool,
+}
+
+impl Db {
+    /// The connection whose waiting statement `conn`'s waiting statement
+    /// queues behind (Postgres shows that one among its blockers, and lets
+    /// it run first unless a new version of the row made them race), if any.
+    pub fn queued_behind(&self, conn: ConnId) -> Option<ConnId> {
+        let at = self.waiting.iter().position(|w| w.conn == conn)?;
+        let w = &self.waiting[at];
+        let v = self.waiting[..at].iter().find(|v| w.queues_behind(v))?;
+        Some(v.conn)
+    }
+}
+
+impl Waiting {
+    /// Whether it queues behind waiter `v` (Postgres's tuple lock): both are
+    /// `UPDATE`s of one table waiting for the same row, the first of the rows
+    /// they matched. The first in the queue waits for the holder, the others
+    /// behind it. When the holder rolls back or had only locked the row, they
+    /// run in turn, not in a race; when it commits a new version, they race
+    /// ([`Waiting::queued`]). (A waiting `INSERT` has no rows: it waits for
+    /// the holder's new key.)
+    pub fn queues_behind(&self, v: &Waiting) -> bool {
+        self.row().is_some() && v.row() == self.row()
+    }
+
+    /// The row it waits for, if it is an `UPDATE`'s: (table, row id).
+    pub fn row(&self) -> Option<(&'static str, u32)> {
+        match &self.stmt {
+            Stmt::Update { table, .. } => Some((*table, *self.targets.first()?)),
+            _ => None,
+        }
+    }
 }
 
 /// What executing a statement did.
@@ -289,7 +333,8 @@ pub enum Exec {
         tx: Option<TxId>,
         touched: Vec<(&'static str, u32)>,
     },
-    /// Parked behind the lock of another transaction.
+    /// Parked behind the lock of transaction `on` (and maybe queued behind
+    /// another waiter: [`Db::queued_behind`]).
     Blocked { on: TxId },
 }
 

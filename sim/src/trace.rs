@@ -70,11 +70,13 @@ pub enum Happening {
         outcome: Outcome,
         touched: Vec<(&'static str, u32)>,
     },
-    /// A statement of connection `conn` waits for a row lock held by `on`.
+    /// A statement of connection `conn` waits for a row lock held by `on`,
+    /// queued behind connection `behind` if that one waits for the row first.
     SqlWaits {
         conn: ConnId,
         stmt: Stmt,
         on: TxId,
+        behind: Option<ConnId>,
     },
     TxBegin(TxId),
     TxCommit(TxId),

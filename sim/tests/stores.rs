@@ -720,6 +720,159 @@ fn a_deadlock_aborts_the_transaction_whose_wait_closes_the_cycle() {
     assert_eq!(account(&db), (90, 6));
 }
 
+/// Difference 5: a second statement waiting for the same row queues behind
+/// the first waiter (Postgres's tuple lock: `pg_blocking_pids` names the
+/// first waiter, not the holder), and when the holder ends the first waiter
+/// runs first, whatever the race picks say: waiters for one row do not race.
+#[test]
+fn a_second_waiter_queues_behind_the_first_waiter_not_behind_the_holder() {
+    for picks in [vec![], vec![1]] {
+        let mut db = db();
+        db.race_picks = picks;
+        exec(&mut db, A, Stmt::Begin);
+        exec(&mut db, A, debit(1, None));
+        exec(&mut db, B, Stmt::Begin);
+        let blocked = |db: &mut Db, c, amount| match db.execute(c, debit(amount, None)).0 {
+            Exec::Blocked { on } => (on, db.queued_behind(c)),
+            e => panic!("{c:?} runs: {}", show(e)),
+        };
+        assert_eq!(blocked(&mut db, B, 2), (TxId(1), None));
+        assert_eq!(blocked(&mut db, C, 3), (TxId(1), Some(B)));
+        let (_, woken) = db.execute(A, Stmt::Rollback);
+        let got: Vec<(ConnId, String)> =
+            woken.into_iter().map(|w| (w.conn, show(w.exec))).collect();
+        assert_eq!(got, [(B, "UPDATE 1".into())]);
+        assert!(db.races.is_empty(), "a queue is not a race");
+        let (_, woken) = db.execute(B, Stmt::Commit);
+        assert_eq!(woken[0].conn, C);
+        assert_eq!(account(&db), (95, 7));
+    }
+    // Statements waiting for a key (INSERTs) wait for the holder, not behind each other.
+    let mut db = db();
+    exec(&mut db, A, Stmt::Begin);
+    exec(&mut db, A, key(42, "K1", OnConflict::Error));
+    for c in [B, C] {
+        let e = db.execute(c, key(42, "K1", OnConflict::DoNothing)).0;
+        assert_eq!(e, Exec::Blocked { on: TxId(1) });
+        assert_eq!(db.queued_behind(c), None);
+    }
+}
+
+/// Difference 5, the second half: the queue for a row holds only while the
+/// row keeps its version. When the holder COMMITs a new version, every
+/// waiter for the row leaves the old version's queue and races to lock the
+/// new one (heap_update gives TM_Updated, then EvalPlanQual locks the latest
+/// version), and they queue for it in the order they get there, which is
+/// the scheduler's: so the release after that is a race among them too, not
+/// a queue. Seen on PostgreSQL 15 in concurrent-duplicates +atomic-claim
+/// seed=3 parallel5+lose-commit(#45)@40: the waiters that re-checked to
+/// UPDATE 0 (and kept the lock) ran in another order than they first queued.
+#[test]
+fn waiters_for_a_row_a_commit_renewed_race_for_it_and_again_at_the_next_release() {
+    const D: ConnId = ConnId(4);
+    for (picks, order) in [(vec![], [B, C, D]), (vec![0, 1], [B, D, C])] {
+        let mut db = db();
+        db.race_picks = picks;
+        exec(&mut db, A, Stmt::Begin);
+        exec(&mut db, A, debit(1, Some(5)));
+        for c in [B, C, D] {
+            exec(&mut db, c, Stmt::Begin);
+            assert_eq!(exec(&mut db, c, debit(2, Some(5))), "blocked on tx1");
+        }
+        assert_eq!(db.queued_behind(D), Some(B));
+        // A's COMMIT makes a new version (version 6): all three re-check it.
+        let (_, woken) = db.execute(A, Stmt::Commit);
+        let got: Vec<(ConnId, String)> =
+            woken.into_iter().map(|w| (w.conn, show(w.exec))).collect();
+        assert_eq!(
+            got,
+            [(order[0], "UPDATE 0".into())],
+            "it keeps the row locked"
+        );
+        assert_eq!(db.races.len(), 1);
+        assert_eq!(db.races[0].candidates, [B, C, D]);
+        // B only locked the row: its ROLLBACK leaves the version, and still the
+        // two left race (they queued for the new version in any order).
+        let (_, woken) = db.execute(order[0], Stmt::Rollback);
+        assert_eq!(woken.len(), 1);
+        assert_eq!(woken[0].conn, order[1]);
+        assert_eq!(db.races.len(), 2);
+        assert_eq!(db.races[1].candidates, [C, D]);
+        let (_, woken) = db.execute(order[1], Stmt::Rollback);
+        assert_eq!(woken.len(), 1);
+        assert_eq!(woken[0].conn, order[2]);
+        assert_eq!(db.races.len(), 2, "one waiter left: no race");
+        assert_eq!(account(&db), (99, 6));
+    }
+}
+
+/// A holder that only locked the row (an UPDATE that waited and re-checked
+/// to 0) makes no new version when it COMMITs: the queue behind it keeps
+/// its order, and no race starts.
+#[test]
+fn a_commit_of_a_row_it_only_locked_keeps_the_queue_in_order() {
+    let mut db = db();
+    exec(&mut db, C, Stmt::Begin);
+    exec(&mut db, C, debit(1, Some(5)));
+    exec(&mut db, A, Stmt::Begin);
+    assert_eq!(exec(&mut db, A, debit(1, Some(5))), "blocked on tx1");
+    let (_, woken) = db.execute(C, Stmt::Commit);
+    assert_eq!(show(woken[0].exec.clone()), "UPDATE 0");
+    const D: ConnId = ConnId(4);
+    for c in [B, D] {
+        exec(&mut db, c, Stmt::Begin);
+        assert_eq!(exec(&mut db, c, debit(10, None)), "blocked on tx2");
+    }
+    assert_eq!(db.queued_behind(D), Some(B));
+    db.race_picks = vec![1];
+    let (_, woken) = db.execute(A, Stmt::Commit);
+    let got: Vec<(ConnId, String)> = woken.into_iter().map(|w| (w.conn, show(w.exec))).collect();
+    assert_eq!(got, [(B, "UPDATE 1".into())]);
+    assert!(db.races.is_empty(), "a queue is not a race");
+    assert_eq!(db.queued_behind(D), None, "D waits for B now");
+    assert_eq!(
+        (db.waiting[0].conn, db.waiting[0].on),
+        (D, TxId(3)),
+        "behind B's tx"
+    );
+}
+
+/// The run of `make stores` that showed it: concurrent-duplicates with the
+/// atomic claim alone, seed 3, five parallel copies and the COMMIT of
+/// message #45 lost at step 40. The lost COMMIT's holder is rolled back,
+/// the first waiter (conn 2) completes all 7 claims and commits; the five
+/// waiters behind it then race for the new versions, and after each one's
+/// ROLLBACK the rest race again (in Postgres conn 7 went before conn 5).
+#[test]
+fn concurrent_duplicates_waiters_race_after_the_completing_commit() {
+    use idem_sim::{scenario, Command, Config, MsgId, Run, ScenarioId};
+    let s = scenario::by_id(ScenarioId::ConcurrentDuplicates.as_str()).expect("scenario");
+    let claim = s
+        .defences()
+        .into_iter()
+        .find(|d| d.id() == "atomic-claim")
+        .expect("the atomic claim");
+    let cfg = Config::defaults(&s, 3).with_toggles(s.undefended().with(claim, true));
+    let (mut run, _) = with_copies(Run::new(s.clone(), cfg), 5);
+    run.apply_at(40, Command::Lose(MsgId(45))).expect("lost");
+    let races: Vec<Vec<u32>> = run
+        .end()
+        .db
+        .races
+        .iter()
+        .map(|r| r.candidates.iter().map(|c| c.0).collect())
+        .collect();
+    assert_eq!(
+        races,
+        [
+            vec![3, 6, 1, 5, 7],
+            vec![6, 1, 5, 7],
+            vec![1, 5, 7],
+            vec![5, 7]
+        ]
+    );
+}
+
 /// A ROLLBACK wakes every statement waiting on its key, and any of them may
 /// win: the race is recorded and `race_picks` chooses its winner (the first
 /// waiter by default).
@@ -857,18 +1010,11 @@ fn every_select_that_returns_several_rows_fixes_their_order() {
     );
 }
 
-/// Defended counter-increment with three parallel copies of its first
-/// request and the first COMMIT lost: its waiters pile up behind the
-/// transaction that never commits. The run, and the step of the loss.
-fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
-    use idem_sim::net::Payload;
+/// `run` with `copies` parallel copies of its first request, sent right
+/// after it: the run, and the step the request was sent at.
+fn with_copies(mut run: idem_sim::Run, copies: u32) -> (idem_sim::Run, usize) {
     use idem_sim::trace::Happening;
-    use idem_sim::{scenario, Command, Config, Run, ScenarioId};
-    let s = scenario::by_id(ScenarioId::CounterIncrement.as_str()).expect("scenario");
-    let mut run = Run::new(
-        s.clone(),
-        Config::defaults(&s, 1).with_toggles(s.defended()),
-    );
+    use idem_sim::Command;
     let sent = run
         .trace
         .iter()
@@ -878,8 +1024,23 @@ fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
                 .any(|h| matches!(h, Happening::ClientSent { .. }))
         })
         .expect("a request");
-    run.apply_at(sent + 1, Command::ParallelRetries(3))
+    run.apply_at(sent + 1, Command::ParallelRetries(copies))
         .expect("copies");
+    (run, sent)
+}
+
+/// Defended counter-increment with three parallel copies of its first
+/// request and the first COMMIT lost: its waiters pile up behind the
+/// transaction that never commits. The run, and the step of the loss.
+fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
+    use idem_sim::net::Payload;
+    use idem_sim::{scenario, Command, Config, Run, ScenarioId};
+    let s = scenario::by_id(ScenarioId::CounterIncrement.as_str()).expect("scenario");
+    let run = Run::new(
+        s.clone(),
+        Config::defaults(&s, 1).with_toggles(s.defended()),
+    );
+    let (mut run, sent) = with_copies(run, 3);
     let (k, m) = (sent + 2..run.len())
         .find_map(|k| {
             let w = run.state_at(k);

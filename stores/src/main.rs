@@ -72,7 +72,8 @@ enum Ev {
         text: String,
         result: SqlResult,
     },
-    /// A statement parked behind connection `holder`'s transaction.
+    /// A statement parked behind connection `holder`: the one whose
+    /// transaction holds the lock, or the one queued first for the same row.
     Wait {
         t: u64,
         conn: u32,
@@ -348,13 +349,18 @@ fn dump(name: String, s: &Scenario, cfg: Config, (trace, races_after, w): &Sim) 
                         result: result(outcome),
                     });
                 }
-                Happening::SqlWaits { conn, stmt, on } => {
+                Happening::SqlWaits {
+                    conn,
+                    stmt,
+                    on,
+                    behind,
+                } => {
                     parked.push(*conn);
                     events.push(Ev::Wait {
                         t,
                         conn: conn.0,
                         text: stmt.to_string(),
-                        holder: owner.get(on).map(|c| c.0),
+                        holder: behind.or_else(|| owner.get(on).copied()).map(|c| c.0),
                     })
                 }
                 Happening::TxRollback { tx, crash: true } => {
@@ -548,7 +554,28 @@ fn matrix(prefix: &str) -> Vec<(String, &'static Scenario, Config, Schedule)> {
 }
 
 const USAGE: &str = "usage: idem-stores            every run of the matrix, one JSON line each
+       idem-stores --only PREFIX [--repeat N]
+                              the runs whose name starts with PREFIX (each N times: a
+                              race Postgres's scheduler decides shows on some repeats)
        idem-stores RUN PICKS  that run again, its races won by PICKS (comma-separated candidate indexes)";
+
+/// Dumps every run whose name starts with `prefix`, each `repeat` times.
+fn dump_all(out: &mut impl Write, prefix: &str, repeat: usize) -> io::Result<usize> {
+    let mut runs = 0usize;
+    for (name, s, cfg, sched) in matrix(prefix) {
+        if !name.starts_with(prefix) {
+            continue;
+        }
+        if let Some(sim) = simulate(s, cfg, &sched, &[]) {
+            let line = serde_json::to_string(&dump(name, s, cfg, &sim))?;
+            for _ in 0..repeat {
+                writeln!(out, "{line}")?;
+            }
+            runs += 1;
+        }
+    }
+    Ok(runs)
+}
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -560,14 +587,25 @@ fn main() -> io::Result<()> {
     };
     match args.as_slice() {
         [] => {
-            let mut runs = 0usize;
-            for (name, s, cfg, sched) in matrix("") {
-                if let Some(sim) = simulate(s, cfg, &sched, &[]) {
-                    line(&mut out, dump(name, s, cfg, &sim))?;
-                    runs += 1;
-                }
-            }
+            let runs = dump_all(&mut out, "", 1)?;
             eprintln!("dumped {runs} runs");
+        }
+        [only, prefix, rest @ ..] if only == "--only" => {
+            let repeat = match rest {
+                [] => Some(1),
+                [flag, n] if flag == "--repeat" => n.parse().ok().filter(|&n: &usize| n > 0),
+                _ => None,
+            };
+            let Some(repeat) = repeat else {
+                eprintln!("idem-stores: --only PREFIX takes only --repeat N (N ≥ 1)\n{USAGE}");
+                std::process::exit(2);
+            };
+            let runs = dump_all(&mut out, prefix, repeat)?;
+            if runs == 0 {
+                eprintln!("idem-stores: no run's name starts with {prefix:?}\n{USAGE}");
+                std::process::exit(2);
+            }
+            eprintln!("dumped {runs} runs starting with {prefix:?}, {repeat} times each");
         }
         [run, picks] => {
             let picks: Option<Vec<u32>> = picks

@@ -76,6 +76,7 @@ impl Db {
                     stmt,
                     on,
                     targets,
+                    queued: true,
                 });
                 return (Exec::Blocked { on }, Vec::new());
             }
@@ -105,8 +106,14 @@ impl Db {
     fn wake(&mut self) -> Vec<Woken> {
         let mut woken = Vec::new();
         loop {
+            // Released, and first in the queue for its row if it holds a place
+            // there; waiters a new version of their row took it from race.
             let ready: Vec<usize> = (0..self.waiting.len())
-                .filter(|&i| !self.tx_open(self.waiting[i].on))
+                .filter(|&i| {
+                    let w = &self.waiting[i];
+                    let queue = w.queued && self.waiting[..i].iter().any(|v| w.queues_behind(v));
+                    !self.tx_open(w.on) && !queue
+                })
                 .collect();
             let Some(&first) = ready.first() else { break };
             let pick = self.race_picks.get(self.races.len()).copied().unwrap_or(0) as usize;
@@ -223,8 +230,17 @@ impl Db {
             for r in &mut t.rows {
                 if r.pending.as_ref().is_some_and(|p| p.tx == tx) {
                     let p = r.pending.take().expect("checked");
-                    if commit {
+                    if commit && !p.lock_only {
                         r.committed = p.values;
+                        // A new version: the row's waiters leave the old
+                        // version's queue, each re-checks and races to lock
+                        // the new one (heap_update's TM_Updated, then
+                        // EvalPlanQual locks the latest version).
+                        for w in &mut self.waiting {
+                            if w.row() == Some((t.name, r.id)) {
+                                w.queued = false;
+                            }
+                        }
                     }
                 }
             }
@@ -389,6 +405,7 @@ impl Db {
                         t.rows[i].pending = Some(Pending {
                             tx,
                             values: t.rows[i].committed.clone(),
+                            lock_only: true,
                         });
                     }
                 }
@@ -407,6 +424,7 @@ impl Db {
                     t.rows[i].pending = Some(Pending {
                         tx,
                         values: Some(v),
+                        lock_only: false,
                     });
                     touched.push((t.name, t.rows[i].id));
                 }
@@ -438,7 +456,7 @@ impl Db {
                     for r in &t.rows {
                         // (A row another transaction only locked, its version
                         // unchanged, is a committed row: it conflicts at once.)
-                        let changed = |p: &&Pending| p.tx != tx && p.values != r.committed;
+                        let changed = |p: &&Pending| p.tx != tx && !p.lock_only;
                         if let Some(p) = r.pending.as_ref().filter(changed) {
                             // The other transaction's uncommitted row holds the key: wait.
                             if p.values.as_ref().is_some_and(same) {
@@ -471,6 +489,7 @@ impl Db {
                     pending: Some(Pending {
                         tx,
                         values: Some(row),
+                        lock_only: false,
                     }),
                 });
                 Ok((

@@ -23,7 +23,7 @@ pub(crate) fn on_sql(
     let conn = ConnId(req.map_or(0, |r| r.0));
     conns.insert(conn, from);
     let (exec, woken) = db.execute(conn, stmt.clone());
-    happened(conn, &stmt, &exec, out);
+    happened(db, conn, &stmt, &exec, out);
     if let Exec::Done { outcome, .. } = exec {
         out.send(
             NodeId::Postgres,
@@ -32,7 +32,7 @@ pub(crate) fn on_sql(
             req,
         );
     }
-    resume(conns, woken, out);
+    resume(db, conns, woken, out);
 }
 
 /// A statement of another writer, outside the system (no reply).
@@ -45,8 +45,8 @@ pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
         kind: arrived.kind(),
     });
     let (exec, woken) = db.execute(ConnId(0), stmt.clone());
-    happened(ConnId(0), &stmt, &exec, out);
-    resume(conns, woken, out);
+    happened(db, ConnId(0), &stmt, &exec, out);
+    resume(db, conns, woken, out);
 }
 
 /// Request `rid`'s connection closed (its process crashed or gave up on the
@@ -56,10 +56,10 @@ pub(crate) fn disconnect(db: &mut Db, conns: &Conns, rid: ReqId, out: &mut Out) 
     if let Some(tx) = tx {
         out.happen(Happening::TxRollback { tx, crash: true });
     }
-    resume(conns, woken, out);
+    resume(db, conns, woken, out);
 }
 
-fn happened(conn: ConnId, stmt: &Stmt, exec: &Exec, out: &mut Out) {
+fn happened(db: &Db, conn: ConnId, stmt: &Stmt, exec: &Exec, out: &mut Out) {
     // The explorer's worlds skip the trace's copies of statements and results.
     let traced = out.traced;
     match exec {
@@ -67,6 +67,7 @@ fn happened(conn: ConnId, stmt: &Stmt, exec: &Exec, out: &mut Out) {
             conn,
             stmt: stmt.clone(),
             on: *on,
+            behind: db.queued_behind(conn),
         }),
         Exec::Blocked { .. } => {}
         Exec::Done {
@@ -104,9 +105,9 @@ fn happened(conn: ConnId, stmt: &Stmt, exec: &Exec, out: &mut Out) {
 }
 
 /// Statements a released lock let run: each answers its own connection.
-fn resume(conns: &Conns, woken: Vec<db::Woken>, out: &mut Out) {
+fn resume(db: &Db, conns: &Conns, woken: Vec<db::Woken>, out: &mut Out) {
     for w in woken {
-        happened(w.conn, &w.stmt, &w.exec, out);
+        happened(db, w.conn, &w.stmt, &w.exec, out);
         if let Some(tx) = w.lost {
             out.happen(Happening::TxRollback { tx, crash: true });
         }
