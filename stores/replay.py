@@ -57,6 +57,8 @@ BLOCK_TIMEOUT = 2.0
 # How long a statement the model runs at once may take before it counts as waiting: on
 # a loaded machine a lock's release (a lost connection's backend exiting) takes seconds.
 RUN_TIMEOUT = 10.0
+# How long a Redis command may take to answer before the replay stops with a message.
+REDIS_TIMEOUT = 10.0
 SHOWN = int(os.environ.get("STORES_SHOW", "12"))  # mismatches printed in full
 # Where model time 0 stands on Redis's clock (ms since 1970: 2100-01-01). Every
 # expiry is kept at MODEL_EPOCH + the model's expiry, so Redis never expires a
@@ -185,7 +187,9 @@ class Servers:
                  "--dir", self.tmp, "--daemonize", "no"],
                 stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(p)
-        r = redis.Redis(host="127.0.0.1", port=port, decode_responses=True)
+        # A timeout on every socket: a port another program grabbed may accept and never answer.
+        r = redis.Redis(host="127.0.0.1", port=port, decode_responses=True,
+                        socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT)
         deadline = time.time() + 30
         while True:
             if p.poll() is not None:
@@ -194,6 +198,9 @@ class Servers:
             try:
                 r.ping()
                 break
+            except redis.exceptions.TimeoutError:
+                die(f"Redis: 127.0.0.1:{port} did not answer PING within {REDIS_TIMEOUT:g} s"
+                    " (is another program on that port?)")
             except redis.exceptions.ConnectionError:
                 if time.time() > deadline:
                     die(f"redis-server did not answer within 30 s:\n{open(log).read().strip()}")
@@ -660,7 +667,11 @@ def main():
     runs = 0
     with open(sys.argv[1]) as f:
         for line in f:
-            rp.replay(json.loads(line))
+            try:
+                rp.replay(json.loads(line))
+            except redis.exceptions.TimeoutError:
+                die(f"Redis (127.0.0.1, redis-server {servers.redis_version}) gave no reply within"
+                    f" {REDIS_TIMEOUT:g} s during run {runs + 1}")
             runs += 1
     for name, i, m in rp.mismatches[:SHOWN]:
         print(f"MISMATCH {name} (event {i}): {m}")
