@@ -511,7 +511,7 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
       await lab.setToggle('scoped-key', true);
       await lab.toEnd();
       assert.equal(await lab.invariantStatus(), 'holds');
-      assert.equal(await lab.text('truth'), 'Refunds to the card for this refund: 1, $100.00 in all');
+      assert.equal(await lab.text('truth'), '1 refund to the card for this refund, $100.00 in all');
       assert.match(await lab.text('client-belief'), /re_2/, 'the refund has a refund id');
     });
   });

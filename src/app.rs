@@ -12,7 +12,7 @@
 use crate::html::Markup;
 use crate::lesson::fragment::page_file;
 use crate::lesson::{ui, Lang};
-use crate::narrate::fill;
+use crate::narrate::{count, fill};
 use crate::params::{echo, first_notices, Notice, Params};
 use crate::ui::act::Act;
 use crate::ui::controls::{self, Controls};
@@ -332,7 +332,7 @@ fn read_start() -> Start {
     };
     let (mut texts, more) = first_notices(texts);
     if more > 0 {
-        texts.push(fill(ui.more_notices, &[&more.to_string()]));
+        texts.push(count(ui.more_notices, more, &[]));
     }
     Start {
         lang,

@@ -6,7 +6,7 @@ use crate::html::{classes, num, tenths, Html, Markup};
 use crate::layout::Layout;
 use crate::lesson::Ui;
 use crate::narrate::node_name;
-use crate::narrate::{belief_text, fill, invariant_name, money, narrate, node_short};
+use crate::narrate::{belief_text, count, fill, invariant_name, money, narrate, node_short};
 use crate::seqdiag::{self, MarkKind};
 use crate::ui::act::Action;
 use idem_sim::db::Value;
@@ -339,7 +339,7 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
             OpSpec::Refund(_) => (ui.truth_refunds, -charges.iter().sum::<i64>()),
             _ => (ui.truth_charges, charges.iter().sum()),
         };
-        let text = fill(label, &[&charges.len().to_string(), &money(ui, sum)]);
+        let text = count(label, charges.len(), &[&money(ui, sum)]);
         h.el("dt", &[], ui.truth_title);
         h.el(
             "dd",
@@ -1293,7 +1293,7 @@ mod tests {
             );
             assert_eq!(
                 attr_text(&pane, "truth"),
-                fill(ui.truth_refunds, &["1", &money(ui, 100)])
+                count(ui.truth_refunds, 1, &[&money(ui, 100)])
             );
             let statement = processor(ui, r.end());
             assert!(

@@ -63,7 +63,8 @@ fn to_close(s: &str) -> &str {
 
 /// Every template of the labels (`{}` placeholders, filled by `narrate::fill`) is
 /// filled with as many arguments as it has placeholders, at every call of the UI's
-/// sources (`fill(ui.x, &[a, b])`, and `one(ui.x, a)` in `narrate::refusal`), in
+/// sources (`fill(ui.x, &[a, b])`, `count(ui.x, n, &[a])`, and `one(ui.x, a)` in
+/// `narrate::refusal`), in
 /// both languages; and every template with placeholders is filled somewhere the
 /// scan sees. (`fill` itself cannot know: a missing argument would leave a `{}`
 /// on the page, an extra one would be lost.)
@@ -78,9 +79,10 @@ fn every_template_is_filled_with_as_many_arguments_as_it_has_placeholders() {
         Some(placeholders(e))
     };
     let mut filled = std::collections::BTreeSet::new();
+    let mut counted = std::collections::BTreeSet::new();
     let mut wrong = Vec::new();
     for (module, code) in modgraph::sources(&root) {
-        for call in ["fill(", "one("] {
+        for call in ["fill(", "one(", "count("] {
             for (i, _) in code.match_indices(call) {
                 if code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
                     continue;
@@ -88,6 +90,13 @@ fn every_template_is_filled_with_as_many_arguments_as_it_has_placeholders() {
                 let args = top_level_args(to_close(&code[i + call.len()..]));
                 let got = match (call, args.get(1)) {
                     ("one(", _) => args.len() - 1,
+                    // The count, then the rest.
+                    ("count(", _) => match args.get(2) {
+                        Some(a) if a.starts_with("&[") => {
+                            1 + top_level_args(to_close(&a[2..])).len()
+                        }
+                        _ => continue,
+                    },
                     (_, Some(a)) if a.starts_with("&[") => top_level_args(to_close(&a[2..])).len(),
                     // A slice built elsewhere: not counted here.
                     _ => continue,
@@ -105,15 +114,30 @@ fn every_template_is_filled_with_as_many_arguments_as_it_has_placeholders() {
                             "{module}: {field} has {want} placeholders, filled with {got}"
                         ));
                     }
+                    if call == "count(" {
+                        counted.insert(field.clone());
+                    }
                     filled.insert(field);
                 }
             }
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+    // A counted label (a choice `[a|b]`) is filled by `narrate::count`, which makes
+    // its choices, and only such a label: `fill` would show the brackets.
+    let (ru_counted, en_counted) = (forms_of(&ru), forms_of(&en));
+    assert_eq!(ru_counted, en_counted, "counted in one language only");
+    let mut by_count = counted.clone();
+    by_count.extend(COUNTED_ELSEWHERE.iter().map(|f| f.to_string()));
+    assert_eq!(
+        en_counted, by_count,
+        "counted labels against count()'s calls"
+    );
     // Templates chosen into a variable first, then filled: each with the number of
     // arguments its `fill` passes (`lesson::calc::outputs`' verdict,
     // `narrate::narrate`'s invariant line, `render`'s truth line).
+    // Counted labels chosen into a variable first (`render`'s truth line).
+    const COUNTED_ELSEWHERE: &[&str] = &["truth_charges", "truth_refunds"];
     const FILLED_ELSEWHERE: &[(&str, usize)] = &[
         ("calc_fits_one_node", 1),
         ("calc_needs_cluster", 1),
@@ -134,4 +158,13 @@ fn every_template_is_filled_with_as_many_arguments_as_it_has_placeholders() {
         "templates the scan never sees filled: {unseen:?}"
     );
     assert!(filled.len() > 40, "only {} templates seen", filled.len());
+}
+
+/// The labels with a choice of forms (`[a|b]`), by field name.
+fn forms_of(entries: &[(&'static str, &'static str)]) -> std::collections::BTreeSet<String> {
+    entries
+        .iter()
+        .filter(|(_, v)| v.contains('['))
+        .map(|(k, _)| k.to_string())
+        .collect()
 }

@@ -1017,3 +1017,85 @@ fn russian_typography() {
         }
     }
 }
+
+/// Every label that shows a count with a word that agrees with it (the page's
+/// [`Ui`], then the Explore panel's [`Explore`]), filled by `narrate::count` and
+/// the worker's `Text::count`. A count that stands after a colon ("States
+/// explored: 1,204") agrees with nothing and is not one.
+const COUNTED_UI: &[&str] = &[
+    "n_cmd_parallel",
+    "truth_charges",
+    "truth_refunds",
+    "cmd_bad_count",
+    "parallel_n_retries",
+    "more_notices",
+];
+const COUNTED_EXPLORE: &[&str] = &["charges", "ledger", "likes", "receipts", "count"];
+
+/// Each counted label has the count and, in every choice `[…]`, every form of its
+/// language (English one|other, Russian one|few|many), its forms for 1, 2 and 5
+/// unlike; no other label has a choice.
+#[test]
+fn every_counted_label_has_its_forms_in_both_languages() {
+    for lang in Lang::ALL {
+        let l = lesson(lang);
+        let want = match lang {
+            Lang::En => 2,
+            Lang::Ru => 3,
+        };
+        for (entries, counted) in [
+            (l.ui.entries(), COUNTED_UI),
+            (l.explore.entries(), COUNTED_EXPLORE),
+        ] {
+            for (k, v) in entries {
+                let choices: Vec<&str> = v
+                    .split('[')
+                    .skip(1)
+                    .map(|c| c.split_once(']').map_or(c, |(c, _)| c))
+                    .collect();
+                if !counted.contains(&k) {
+                    assert!(
+                        choices.is_empty(),
+                        "{lang:?} {k}: a choice, but not counted: {v}"
+                    );
+                    assert!(!v.contains(']'), "{lang:?} {k}: {v}");
+                    continue;
+                }
+                assert!(
+                    v.starts_with("{}") || v.contains(" {} "),
+                    "{lang:?} {k}: {v}"
+                );
+                assert!(
+                    !choices.is_empty(),
+                    "{lang:?} {k}: counted, with no choice: {v}"
+                );
+                for c in &choices {
+                    assert_eq!(c.split('|').count(), want, "{lang:?} {k}: [{c}] in {v}");
+                }
+                let mut forms = [1, 2, 5].map(|n| crate::template::form(v, n)).to_vec();
+                forms.sort();
+                forms.dedup();
+                assert_eq!(forms.len(), want, "{lang:?} {k}: forms alike: {v}");
+                assert!(
+                    !forms.iter().any(|f| f.contains(['[', ']', '|'])),
+                    "{k}: {forms:?}"
+                );
+            }
+        }
+    }
+    // And the page fills them so: Russian at 1, 3 and 5.
+    let ui = ui(Lang::Ru);
+    let got: Vec<String> = [1, 3, 5, 11, 21]
+        .map(|n| crate::narrate::count(ui.parallel_n_retries, n, &[]))
+        .to_vec();
+    assert_eq!(
+        got,
+        [
+            "Отправить разом 1 повтор",
+            "Отправить разом 3 повтора",
+            "Отправить разом 5 повторов",
+            "Отправить разом 11 повторов",
+            "Отправить разом 21 повтор",
+        ]
+    );
+}

@@ -13,7 +13,7 @@ use super::act::{Act, Action};
 use super::state::Lab;
 use crate::html::{Html, Markup};
 use crate::lesson::{name, toggle_label, Lang, Ui};
-use crate::narrate::{fill, node_name};
+use crate::narrate::{count, fill, node_name};
 use crate::params::{echo, retry_number, speed_factor, speed_text, SPEEDS};
 use idem_sim::scenario::{Group, Retry, Scenario, ScenarioId, Toggle, ToggleKind};
 use idem_sim::{Command, NodeId};
@@ -460,7 +460,7 @@ pub fn patch(lab: Lab) {
         select(Act::Speed.selector(), speed_text(lab.speed.get()));
         let p = lab.parallel_n.get();
         if let Some(b) = find(Act::Parallel.selector()) {
-            set_text(&b, &fill(ui.parallel_n_retries, &[&p.to_string()]));
+            set_text(&b, &count(ui.parallel_n_retries, p as usize, &[]));
         }
         if let Some(i) =
             find(Act::ParallelN.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())

@@ -16,7 +16,7 @@ pub mod view;
 #[path = "../../src/html.rs"]
 pub mod html;
 
-/// The page's label templates, shared: the worker fills its labels as the page does.
+/// The page's label templates, shared: the worker fills and counts its labels as the page does.
 #[path = "../../src/template.rs"]
 pub mod template;
 

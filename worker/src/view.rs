@@ -75,6 +75,12 @@ impl Text {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         template::fill(self.get(key), &args)
     }
+
+    /// The counted label `key` ([`crate::template`]): the form the count `n` takes,
+    /// `n` in its `{}`.
+    pub fn count(self, key: Key, n: u64) -> String {
+        template::count(self.get(key), n as usize, &[])
+    }
 }
 
 /// What the panel shows of one request's answer.
@@ -309,7 +315,11 @@ impl View {
                 ],
             )
             .close("meter");
-            let what = format!("{} · {}", self.describe(o), t.fill(Key::Count, &[&b.count]));
+            let what = format!(
+                "{} · {}",
+                self.describe(o),
+                t.count(Key::Count, b.count as u64)
+            );
             h.el("span", &[], &what).text(" ");
             match &b.show {
                 Some(r) => {
@@ -338,16 +348,16 @@ impl View {
         let seen = &o.seen;
         if let Some(n) = seen.charges {
             parts.push(t.fill(Key::Charged, &[&seen.charged]));
-            parts.push(t.fill(Key::Charges, &[&n]));
+            parts.push(t.count(Key::Charges, n as u64));
         }
         if let Some(n) = seen.ledger_rows {
-            parts.push(t.fill(Key::Ledger, &[&n]));
+            parts.push(t.count(Key::Ledger, n as u64));
         }
         if let Some(x) = seen.balance {
             parts.push(t.fill(Key::Balance, &[&x]));
         }
         if let Some(x) = seen.likes {
-            parts.push(t.fill(Key::Likes, &[&x]));
+            parts.push(t.count(Key::Likes, x as u64));
         }
         if let Some(x) = &seen.email {
             parts.push(t.fill(Key::Email, &[x]));
@@ -356,7 +366,7 @@ impl View {
             parts.push(t.fill(Key::Order, &[x]));
         }
         if let Some(n) = seen.receipts {
-            parts.push(t.fill(Key::Receipts, &[&n]));
+            parts.push(t.count(Key::Receipts, n as u64));
         }
         let beliefs: Vec<String> = o.beliefs.iter().map(|b| self.believed(*b)).collect();
         if !beliefs.is_empty() {
@@ -582,6 +592,10 @@ mod tests {
             }
         }
         assert_eq!(Text::of("en").fill(Key::Charged, &[&200]), "Charged $200");
+        // A counted label takes its language's form.
+        let counts = |lang| [1, 2, 5].map(|n| Text::of(lang).count(Key::Charges, n));
+        assert_eq!(counts("en"), ["1 charge", "2 charges", "5 charges"]);
+        assert_eq!(counts("ru"), ["1 списание", "2 списания", "5 списаний"]);
     }
 
     /// `Text::get` gave "" for a missing key (its doc said it showed the key), so a
