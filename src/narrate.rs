@@ -187,6 +187,8 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::Poll => ui.ph_poll,
         Phase::MarkSent => ui.ph_mark_sent,
         Phase::RelaySend => ui.ph_relay_send,
+        Phase::Status => ui.ph_status,
+        Phase::Reconcile => ui.ph_reconcile,
     }
 }
 
@@ -256,6 +258,7 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
             Happening::ClientTimeout { attempt, .. } => {
                 Some(fill(ui.n_client_timeout, &[&attempt.to_string()]))
             }
+            Happening::ClientChecks { .. } => Some(ui.n_client_checks.to_string()),
             Happening::Lost {
                 label,
                 cause: LossCause::NodeDown,

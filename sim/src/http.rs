@@ -41,12 +41,36 @@ pub enum Body {
     Put { email: &'static str, version: i64 },
     /// `GET /profile`
     ReadProfile,
+    /// `GET /payments?key=K1` (`/refunds`, `/orders/42`, `/posts/1/likes/op_7f3a`):
+    /// what became of operation `of`, asked by its key once the app has
+    /// stopped retrying it (an idempotent read; the API reconciles first).
+    Status { of: Asked },
+}
+
+/// The operation a status read asks about, as the app knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Asked {
+    Payment(i64),
+    Refund(i64),
+    Order { order: i64, amount: i64 },
+    Like(&'static str),
+}
+
+impl Asked {
+    /// The money it moves, as its request's [`Body::amount`] (a refund's is negative).
+    pub fn amount(self) -> i64 {
+        match self {
+            Asked::Payment(a) | Asked::Order { amount: a, .. } => a,
+            Asked::Refund(a) => -a,
+            Asked::Like(_) => 0,
+        }
+    }
 }
 
 impl Body {
     pub fn method(&self) -> &'static str {
         match self {
-            Body::ReadAccount | Body::ReadProfile => "GET",
+            Body::ReadAccount | Body::ReadProfile | Body::Status { .. } => "GET",
             Body::Put { .. } => "PUT",
             _ => "POST",
         }
@@ -62,6 +86,24 @@ impl Body {
             Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
             Body::Relay => String::new(),
             Body::Put { .. } | Body::ReadProfile => "/profile".into(),
+            Body::Status { of } => match of {
+                Asked::Payment(_) => "/payments".into(),
+                Asked::Refund(_) => "/refunds".into(),
+                Asked::Order { order, .. } => format!("/orders/{order}"),
+                Asked::Like(op_id) => format!("/posts/1/likes/{op_id}"),
+            },
+        }
+    }
+
+    /// What an idempotency key is scoped to (`Toggle::ScopedKey`): the method
+    /// and path of the operation it names (a status read names its operation's).
+    pub fn scope(&self) -> String {
+        match self {
+            Body::Status {
+                of: Asked::Refund(_),
+            } => "POST /refunds".into(),
+            Body::Status { .. } => "POST /charges".into(),
+            b => format!("{} {}", b.method(), b.path()),
         }
     }
 
@@ -76,7 +118,9 @@ impl Body {
             } => {
                 format!("{{\"amount\":{amount},\"expected_version\":{expected_version}}}")
             }
-            Body::ReadAccount | Body::ReadProfile | Body::Relay => String::new(),
+            Body::ReadAccount | Body::ReadProfile | Body::Relay | Body::Status { .. } => {
+                String::new()
+            }
             Body::Put { email, .. } => format!("{{\"email\":\"{email}\"}}"),
             Body::Like { op_id } => format!("{{\"op_id\":\"{op_id}\"}}"),
             Body::PayOrder { amount, .. } => format!("{{\"amount\":{amount}}}"),
@@ -94,6 +138,7 @@ impl Body {
             | Body::ReadProfile
             | Body::Put { .. }
             | Body::Like { .. }
+            | Body::Status { .. }
             | Body::Relay => None,
         }
     }
@@ -120,6 +165,9 @@ pub struct Request {
     pub attempt: u32,
     /// Which of the client's parallel request loops sent it.
     pub lane: usize,
+    /// When the client sent it (its `Date` header): a server that keeps keys
+    /// for a day refuses a request older than that, whose key it may have forgotten.
+    pub sent: crate::time::Millis,
 }
 
 impl Request {
@@ -165,6 +213,13 @@ pub enum ErrorCode {
     PreconditionFailed,
     InternalError,
     UpstreamTimeout,
+    /// A status read found no such operation: nothing was charged.
+    NotFound,
+    /// The request is older than the keys are kept (it waited a day on the way).
+    RequestExpired,
+    /// A status read cannot tell: the ledger has no such payment and the
+    /// processor was never given the key to find it by.
+    OutcomeUnknown,
 }
 
 impl ErrorCode {
@@ -180,6 +235,9 @@ impl ErrorCode {
             ErrorCode::PreconditionFailed => "precondition_failed",
             ErrorCode::InternalError => "internal_error",
             ErrorCode::UpstreamTimeout => "upstream_timeout",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::RequestExpired => "request_expired",
+            ErrorCode::OutcomeUnknown => "outcome_unknown",
         }
     }
 }

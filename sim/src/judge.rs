@@ -2,6 +2,7 @@
 //! every step, and when a world is one in which it is judged.
 
 use crate::belief::Belief;
+use crate::http::ErrorCode;
 use crate::invariant::{Expect, Invariant};
 use crate::net::NodeId;
 use crate::scenario::OpSpec;
@@ -45,10 +46,13 @@ impl Invariant {
                 sent <= rows && (sent == rows || !w.is_quiet())
             }
             Invariant::NewerWriteKept => w.newest.is_none_or(|v| w.email().as_deref() == Some(v)),
-            // Each refund the app has its answer for has money going back at the processor.
+            // Each refund the app has its answer for has money going back at the
+            // processor; one it was told, asking after its deadline, was never
+            // made (404) it knows is not: the user can ask again.
             Invariant::RefundMade => w.client.ops.iter().enumerate().all(|(i, o)| {
                 !matches!(o.spec, OpSpec::Refund(_))
                     || !o.belief.is_definite()
+                    || o.belief == Belief::Failed(404, ErrorCode::NotFound)
                     || w.processor
                         .charges
                         .iter()

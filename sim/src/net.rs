@@ -137,6 +137,15 @@ pub enum Payload {
     ChargeRefused {
         code: ErrorCode,
     },
+    /// `GET /charges?key=…`: the charge made with this key, if any (kept after
+    /// the key's idempotency is forgotten, as a charge's metadata is).
+    FindCharge {
+        key: String,
+    },
+    /// The charge found, with its amount, or none.
+    ChargeFound {
+        charge: Option<(String, i64)>,
+    },
     Produce {
         producer: u32,
         seq: u32,
@@ -203,7 +212,9 @@ impl Payload {
             Payload::Sql(_) | Payload::SqlReply(..) => PayloadKind::Sql,
             Payload::Charge { .. }
             | Payload::ChargeReply { .. }
-            | Payload::ChargeRefused { .. } => PayloadKind::Charge,
+            | Payload::ChargeRefused { .. }
+            | Payload::FindCharge { .. }
+            | Payload::ChargeFound { .. } => PayloadKind::Charge,
             Payload::Produce { .. }
             | Payload::ProduceAck { .. }
             | Payload::Deliver { .. }
@@ -220,6 +231,7 @@ impl Payload {
                 | Payload::SqlReply(..)
                 | Payload::ChargeReply { .. }
                 | Payload::ChargeRefused { .. }
+                | Payload::ChargeFound { .. }
                 | Payload::ProduceAck { .. }
                 | Payload::EmailAck { .. }
         )

@@ -31,6 +31,10 @@ pub enum Event {
         op: OpId,
         lane: usize,
     },
+    /// The app asks what became of an operation it stopped retrying.
+    ClientCheck {
+        op: OpId,
+    },
     /// A handler gives up waiting for a store.
     Deadline {
         node: NodeId,

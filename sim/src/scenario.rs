@@ -83,6 +83,11 @@ phases! {
     MarkSent,
     /// The outbox's relay: send the receipt it read, with its id, to the mail service.
     RelaySend,
+    /// A status read: the operation as the ledger has it, by its key.
+    Status,
+    /// Reconciliation: ask the processor for the charge made with the key,
+    /// to book it where the ledger lacks it.
+    Reconcile,
 }
 
 /// Where the API keeps idempotency keys.
@@ -276,36 +281,16 @@ const CHECK_THEN_ACT: Limit = Limit {
     shown_by: ScenarioId::ConcurrentDuplicates,
 };
 
-/// A day later (+25 h) the app is past its retry deadline (12 h): it gives up
-/// without learning the outcome, where it is still unknown to it. Only asking the
-/// API again by the key once the deadline passes repairs that (issue 23's
-/// reconciliation, not modelled yet).
-pub(crate) const DAY_LATER: Limit = Limit {
-    faults: &[FaultClass::DayLater],
-    breaks: &[Invariant::DefiniteAnswer],
-    shown_by: ScenarioId::TtlExpiry,
-};
-
-/// The same, and a charge whose ledger row had not committed when the clock
-/// jumped stays unbooked: the retry that would book it never comes. Only a
-/// reconciliation job that matches the processor's charges to the ledger by key
-/// books it (not modelled yet).
+/// A day later (+25 h) the app is past its retry deadline (12 h): it asks the
+/// API what became of the payment, by its key, and the API reconciles before
+/// it answers: a charge whose ledger row never committed is found at the
+/// processor by the key and booked. A pitfall that never gives the processor
+/// the key can neither find that charge nor tell the app: the charge stays
+/// unbooked and the app "checking".
 pub(crate) const DAY_LATER_UNBOOKED: Limit = Limit {
+    faults: &[FaultClass::DayLater],
     breaks: &[Invariant::DefiniteAnswer, Invariant::LedgerMatchesCharges],
-    ..DAY_LATER
-};
-
-/// A day later the keys have expired, ours and the processor's (which prunes
-/// them after 24 h, as Stripe does): a retry that arrives then (sent before the
-/// jump, or a check-then-act pitfall's) charges again, and either charge may
-/// miss its ledger row. Only reconciliation refunds it (not modelled yet).
-pub(crate) const DAY_LATER_TWICE: Limit = Limit {
-    breaks: &[
-        Invariant::AtMostOnceCharge,
-        Invariant::LedgerMatchesCharges,
-        Invariant::DefiniteAnswer,
-    ],
-    ..DAY_LATER
+    shown_by: ScenarioId::TtlExpiry,
 };
 
 /// The two groups of the scenario picker.
@@ -527,6 +512,17 @@ impl Scenario {
     }
 
     /// The tables at the start of the run.
+    /// The ledger's rows carry the key under a unique index: a second row for
+    /// the same key is refused (what makes booking a found charge idempotent).
+    pub fn ledger_refuses_a_second_row(&self, toggles: Toggles) -> bool {
+        if self.offers(Toggle::SameTransaction) {
+            toggles.has(Toggle::SameTransaction)
+        } else {
+            self.ledger_key
+                && (toggles.has(Toggle::UniqueConstraint) || !self.offers(Toggle::UniqueConstraint))
+        }
+    }
+
     pub fn tables(&self, toggles: Toggles) -> Vec<Table> {
         let unique =
             toggles.has(Toggle::UniqueConstraint) || !self.offers(Toggle::UniqueConstraint);
@@ -541,11 +537,7 @@ impl Scenario {
                         .with_unique(
                             "payments_user_id_idempotency_key_key",
                             &["user_id", "idempotency_key"],
-                            if self.offers(Toggle::SameTransaction) {
-                                toggles.has(Toggle::SameTransaction)
-                            } else {
-                                self.ledger_key && unique
-                            },
+                            self.ledger_refuses_a_second_row(toggles),
                         ),
                 );
                 t.push(Table::new("idempotency_keys", &KEY_COLUMNS).with_unique(

@@ -256,6 +256,11 @@ impl Payload {
                 }
             }
             Payload::ChargeRefused { code } => format!("400 {code}"),
+            Payload::FindCharge { key } => format!("GET /charges?key={key}"),
+            Payload::ChargeFound { charge } => match charge {
+                Some((id, _)) => id.clone(),
+                None => "[]".into(),
+            },
             Payload::ChargeReply { charge, replayed } => {
                 if *replayed {
                     format!("{charge} (replay)")

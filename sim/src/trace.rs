@@ -114,6 +114,11 @@ pub enum Happening {
         op: usize,
         attempt: u32,
     },
+    /// The app, past its retries, asks the API what became of operation `op`
+    /// (by its key, where it has one).
+    ClientChecks {
+        op: usize,
+    },
     Belief {
         op: usize,
         belief: Belief,
@@ -260,6 +265,7 @@ fn render(h: &Happening) -> Option<String> {
         Happening::ClientTimeout { op, attempt } => {
             format!("client op{op} attempt {attempt} timed out")
         }
+        Happening::ClientChecks { op, .. } => format!("client op{op} checks its status"),
         Happening::Belief { op, belief } => format!("client op{op} believes {belief:?}"),
         Happening::Crashed(n) => format!("CRASH {n}"),
         Happening::Restarted(n) => format!("RESTART {n}"),

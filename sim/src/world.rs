@@ -178,6 +178,7 @@ enum Stimulus {
         op: OpId,
         lane: usize,
     },
+    ClientCheck(OpId),
     /// The reader's parallel copies.
     Parallel(u32),
     ApiTimeout(u8, ReqId),
@@ -349,6 +350,9 @@ impl World {
             }
             Event::ClientRetry { op, lane } => {
                 self.react(Stimulus::ClientRetry { op, lane }, hs_);
+            }
+            Event::ClientCheck { op } => {
+                self.react(Stimulus::ClientCheck(op), hs_);
             }
             Event::Deadline { node, req, token } => {
                 let NodeId::Api(i) = node else { return hs };
@@ -618,6 +622,9 @@ impl World {
                 (NodeId::Processor, Payload::Charge { amount, key, op }) => self
                     .processor
                     .on_charge(from, req, (amount, key, op), &mut o),
+                (NodeId::Processor, Payload::FindCharge { key }) => {
+                    self.processor.on_find(from, req, key, &mut o)
+                }
                 (NodeId::Mail, Payload::Email { id, payment }) => {
                     self.mail.on_email(from, req, (id, payment), &mut o)
                 }
@@ -645,6 +652,7 @@ impl World {
             }
             Stimulus::PlanRetry { op, lane } => self.client.plan_retry(op, lane, &mut o),
             Stimulus::ClientRetry { op, lane } => self.client.retry(op, lane, &mut o),
+            Stimulus::ClientCheck(op) => self.client.check(op, &mut o),
             Stimulus::Parallel(n) => answer = self.client.parallel(n, &mut o).is_some(),
             Stimulus::ApiTimeout(i, rid) => self.apis[i as usize].timed_out(rid, &mut o),
             Stimulus::Producer(timeout) => {

@@ -120,3 +120,76 @@ fn crash_after_charge_a_commit_on_the_wire_when_the_api_crashes_commits() {
     );
     assert!(r.end().all_hold(), "{}", r.text());
 }
+
+const DAY: Command = Command::AdvanceClock(Millis::hours(25));
+
+/// Every invariant of the run's scenario holds at its end, the answer included.
+fn all_hold_at_the_end(r: &Run, what: &str) {
+    let end = r.end();
+    let broken: Vec<_> = end.invariants.iter().filter(|(_, h)| !**h).collect();
+    assert!(broken.is_empty(), "{what}: {broken:?}\n{}", r.text());
+}
+
+/// Reconciliation (issue 23, "What to build" 4): a day passes while the charge
+/// is on its way to the processor; the handler's deadline answers 503, the app
+/// is past its own and stops retrying. It shows "checking", asks by the key a
+/// minute later, and the API, finding no ledger row, asks the processor for
+/// the charge with that key and books it: one charge, one row, the app told.
+#[test]
+fn idempotency_key_a_day_after_the_charge_the_status_read_books_it_and_tells_the_app() {
+    let mut r = defended("idempotency-key", 0);
+    let k = sent(&r, NodeId::Api(0), NodeId::Processor, "charge");
+    r.apply_at(k, DAY).unwrap();
+    let end = r.end();
+    assert_eq!(end.processor.charges.len(), 1);
+    assert_eq!(end.db.table("payments").unwrap().committed_count(), 1);
+    assert!(matches!(
+        end.client.ops[0].belief,
+        idem_sim::world::Belief::Succeeded(_)
+    ));
+    assert!(r
+        .find(|h| matches!(h, Happening::ClientChecks { .. }))
+        .is_some());
+    all_hold_at_the_end(&r, "+25 h with the charge in flight");
+}
+
+/// A request that waited a day (in a paused process, after its claim) is
+/// refused before it charges: the keys it would be checked against are gone,
+/// here and at the processor, and a charge now would be a second one.
+#[test]
+fn concurrent_duplicates_a_request_a_day_old_is_refused_and_never_charges_twice() {
+    let base = defended("concurrent-duplicates", 0);
+    let mut refused = 0;
+    for k in 0..base.len() {
+        let mut r = base.clone();
+        if r.apply_at(k, DAY).is_err() {
+            continue;
+        }
+        assert!(
+            r.end().processor.charges.len() <= 1,
+            "+25 h at {k}\n{}",
+            r.text()
+        );
+        all_hold_at_the_end(&r, &format!("+25 h at {k}"));
+        refused += usize::from(r.text().contains("request_expired"));
+    }
+    assert!(refused > 0, "no request was a day old");
+}
+
+/// status-transition with the lease: a day passes after the order went PAYING
+/// and the charge was made; the app's status read finds the order PAYING, the
+/// API asks the processor for the order's charge and books it with PAID.
+#[test]
+fn status_transition_a_day_after_the_charge_the_status_read_marks_the_order_paid() {
+    let base = defended("status-transition", 0);
+    let mut booked = 0;
+    for k in 0..base.len() {
+        let mut r = base.clone();
+        if r.apply_at(k, DAY).is_err() {
+            continue;
+        }
+        all_hold_at_the_end(&r, &format!("+25 h at {k}"));
+        booked += usize::from(r.text().contains("GET /charges?key=order-42"));
+    }
+    assert!(booked > 0, "no status read reconciled the order");
+}

@@ -460,10 +460,11 @@ fn idempotency_key_processor_timeout_the_adr_resumes_and_charges_once() {
 }
 
 #[test]
-fn idempotency_key_processor_timeout_stripe_replays_the_503_and_the_ledger_never_gets_its_row() {
+fn idempotency_key_processor_timeout_stripe_replays_the_503_until_the_status_read_books_the_row() {
     // Stripe: the 503 is stored under the key as its final answer and replayed
     // to every retry. The card is charged, the ledger has no row, and the app,
-    // out of attempts, says it is checking.
+    // out of attempts, says it is checking; a minute later it asks by the key,
+    // and the API, finding no row, asks the processor and books its charge.
     let r = timeout_run(Some(Toggle::ErrorsReplayed), true);
     let rest = first_rest_without_a_row(&r);
     check(
@@ -471,20 +472,14 @@ fn idempotency_key_processor_timeout_stripe_replays_the_503_and_the_ledger_never
         Expect {
             charges: 1,
             total: 100,
-            ledger: &[],
+            ledger: &["pay_1"],
             redis: &[("idem:u42:K1", DAY_MS)],
-            beliefs: vec![Belief::GaveUp],
-            broken: vec![
-                (Invariant::LedgerMatchesCharges, rest),
-                (
-                    Invariant::DefiniteAnswer,
-                    r.first_violation(Invariant::DefiniteAnswer)
-                        .expect("no answer"),
-                ),
-            ],
+            beliefs: vec![ok("pay_1")],
+            recovered: vec![(Invariant::LedgerMatchesCharges, rest)],
             ..Expect::default()
         },
     );
+    assert!(happenings(&r).any(|h| matches!(h, Happening::ClientChecks { .. })));
     let stored = redis_log(&r)
         .into_iter()
         .find(|c| c.contains("\"status\":503"))
@@ -495,8 +490,9 @@ fn idempotency_key_processor_timeout_stripe_replays_the_503_and_the_ledger_never
         "{stored}"
     );
     assert!(responses(&r).contains(&(503, true)), "the 503 replayed");
-    let attempts = r.scenario.retry.max_attempts;
-    assert_eq!(r.end().client.ops[0].attempts, attempts);
+    let attempts = r.scenario.retry.max_attempts as usize;
+    let posts = happenings(&r).filter(|h| matches!(h, Happening::ClientSent { .. }));
+    assert_eq!(posts.count(), attempts);
     assert!(!happenings(&r).any(|h| matches!(h, Happening::Charged { replayed: true, .. })));
 }
 
@@ -2148,20 +2144,21 @@ fn snapshot_counter_increment_with_op_dedup() {
 #[test]
 fn ttl_expiry_with_a_deadline_under_the_ttl_gives_up_and_charges_once() {
     // The app stops retrying an hour after its first attempt: the retry the story
-    // plans 25 h later is never sent. One charge, and the app does not know it.
+    // plans 25 h later is never sent. One charge; the app learns it by a status
+    // read by its key, not by a second POST.
     let r = run("ttl-expiry", &[(Toggle::ShortDeadline, true)]);
     let end = r.end();
     assert!(end.clone().step().is_empty(), "{}", r.text());
     assert_eq!(end.processor.charges.len(), 1, "{}", r.text());
-    assert_eq!(end.client.ops[0].belief, Belief::GaveUp);
-    assert_eq!(end.client.ops[0].attempts, 1, "no retry after the deadline");
+    assert!(matches!(end.client.ops[0].belief, Belief::Succeeded(_)));
+    assert!(
+        end.client.ops[0].lanes[1..].iter().all(|l| l.check),
+        "no retry after the deadline, only status reads"
+    );
     let posts = happenings(&r)
         .filter(|h| matches!(h, Happening::ClientSent { .. }))
         .count();
     assert_eq!(posts, 1);
     assert!(Invariant::AtMostOnceCharge.holds(end));
-    assert!(
-        !Invariant::DefiniteAnswer.holds(end),
-        "the outcome stays unknown to the app"
-    );
+    assert!(Invariant::DefiniteAnswer.holds(end));
 }

@@ -103,6 +103,17 @@ pub fn lines(scenario: ScenarioId, lang: Lang) -> String {
 }
 
 const CHARGE_K1: &str = "POST /charges {amount: 100}  Idempotency-Key: K1";
+/// The app, past its deadline, asks by the key: the read and its answer.
+const STATUS_READ: Line = l(
+    &[After(Receive, Status)],
+    "GET /payments?key=K1: SELECT * FROM payments WHERE user_id = 42 AND idempotency_key = 'K1'",
+    "после своего срока приложение спрашивает по ключу",
+    "past its deadline the app asks by the key",
+);
+const STATUS_FOUND: Line = c(
+    &[Answer(Status, 201), Answer(Commit, 201)],
+    "  if row: return 201 {payment_id: pay_1}",
+);
 const LEDGER: &str = "INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1') ON CONFLICT DO NOTHING";
 const LEDGER_TX: &str = "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1'); COMMIT";
 const TX: &[At] = &[In(Begin), In(InsertPayment), In(FindPayment), In(Commit)];
@@ -207,6 +218,20 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(&[In(Commit)], "COMMIT"),
                 l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
+                STATUS_READ,
+                STATUS_FOUND,
+                l(
+                    &[After(Status, Reconcile)],
+                    "  no row: charge = processor.find(idempotency_key: K1); book it as above",
+                    "сверка: проводит найденное списание",
+                    "reconciliation: books the charge it finds",
+                ),
+                l(
+                    &[Answer(Status, 503)],
+                    "  return 503 outcome_unknown",
+                    "процессинг не знает ключа: не узнать",
+                    "the processor never had the key: no way to tell",
+                ),
             ];
             L
         }
@@ -400,6 +425,8 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(TX, LEDGER_TX),
                 l(&[In(StoreResponse)], REDIS_SET, "24 ч", "24 h"),
                 c(&[Answer(StoreResponse, 201)], RETURN_PAY),
+                STATUS_READ,
+                STATUS_FOUND,
             ];
             L
         }

@@ -173,7 +173,9 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
             wrong_answer,
             started,
             lanes,
+            checks,
         } = op;
+        checks.hash(h);
         spec.hash(h);
         key.hash(h);
         attempts.hash(h);
@@ -188,7 +190,9 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
                 done,
                 open,
                 timer,
+                check,
             } = lane;
+            check.hash(h);
             last.hash(h);
             sent.hash(h);
             done.hash(h);

@@ -73,6 +73,7 @@ impl Api {
             op: 0,
             attempt: 0,
             lane: 0,
+            sent: out.now,
         };
         self.start(node, rid, req, out);
         true
@@ -99,6 +100,7 @@ impl Api {
             Payload::SqlReply(_, o) => Input::Sql(o),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
+            Payload::ChargeFound { charge } => Input::Found(charge),
             Payload::EmailAck { .. } => Input::Emailed,
             _ => return,
         };
@@ -169,6 +171,10 @@ impl Api {
                 Call::Charge(amount, key) => {
                     let op = self.handling[&rid].req.op;
                     let p = Payload::Charge { amount, key, op };
+                    return self.call(rid, NodeId::Processor, p, out);
+                }
+                Call::FindCharge(key) => {
+                    let p = Payload::FindCharge { key };
                     return self.call(rid, NodeId::Processor, p, out);
                 }
                 Call::Email(id, payment) => {

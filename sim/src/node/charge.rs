@@ -164,9 +164,17 @@ pub(crate) fn rules(
         Call::Charge(amount, if pass { key.clone() } else { None })
     };
     let begin_first = transactional;
+    // Sent longer ago than keys are kept (it waited on the way, or its process
+    // paused, while a day passed): its key may be forgotten here and at the
+    // processor, so a charge now could be a second one. The app stopped
+    // reading it long ago. Checked before anything runs and again before the charge.
+    let stale = cfg.is_some_and(|c| h.req.sent + c.ttl <= out.now);
+    let expired = || Move::error(400, ErrorCode::RequestExpired);
     // After the key check: where the real work starts.
     let start_work = |cfg: Option<KeyCfg>| {
-        if begin_first {
+        if stale {
+            expired()
+        } else if begin_first {
             Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
         } else {
             Move::Go(Phase::Charge, charge_call(cfg))
@@ -220,6 +228,7 @@ pub(crate) fn rules(
         }
         (Phase::Receive, _) => match (cfg, &key) {
             (None, _) => start_work(None),
+            (Some(_), Some(_)) if stale => expired(),
             (Some(_), None) => Move::error(400, ErrorCode::IdempotencyKeyMissing),
             (Some(c), Some(k)) => match (c.store, c.atomic) {
                 (KeyStore::Redis, false) => {
@@ -320,6 +329,9 @@ pub(crate) fn rules(
         }
         (Phase::Begin, Input::Sql(_)) => {
             if begin_first && h.charge.is_none() {
+                if stale {
+                    return expired();
+                }
                 Move::Go(Phase::Charge, charge_call(cfg))
             } else {
                 Move::Go(
@@ -463,7 +475,7 @@ fn past_the_claim(p: Phase) -> bool {
 /// The receipt of `h`'s payment into the outbox, in the ledger row's
 /// transaction; its id is made from the payment's, so a resumed request that
 /// found the payment already there writes nothing new.
-fn insert_receipt(h: &Handling, amount: i64) -> Move {
+pub(crate) fn insert_receipt(h: &Handling, amount: i64) -> Move {
     let (payment, _) = payment_of(h, amount);
     Move::Go(
         Phase::Outbox,

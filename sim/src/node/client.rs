@@ -3,7 +3,7 @@
 //! answer or runs out of attempts.
 
 use crate::belief::Belief;
-use crate::http::{Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
+use crate::http::{Asked, Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
 use crate::net::{NodeId, Payload};
 use crate::node::charge::key_cfg;
 use crate::out::{Event, EventKey, Out};
@@ -13,6 +13,13 @@ use crate::trace::Happening;
 
 /// Pause between two operations of the client.
 const THINK_TIME: Millis = Millis(1_000);
+
+/// How long after it stops retrying the app asks what became of an operation
+/// ("checking"), and between two such asks.
+pub const CHECK_AFTER: Millis = Millis(60_000);
+
+/// How many times it asks before it leaves the operation unknown.
+pub const MAX_CHECKS: u32 = 5;
 
 /// One conceptual operation of the client.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,8 +32,11 @@ pub struct ClientOp {
     pub wrong_answer: bool,
     /// When its first attempt went out: the retry deadline counts from here.
     pub started: Millis,
-    /// The request loops of this operation: one, plus one per parallel copy.
+    /// The request loops of this operation: one, plus one per parallel copy,
+    /// plus one per status read.
     pub lanes: Vec<Lane>,
+    /// Status reads asked so far, once it stopped retrying ([`CHECK_AFTER`]).
+    pub checks: u32,
 }
 
 /// One request loop: it sends, waits, and retries until it gets an answer.
@@ -44,6 +54,8 @@ pub struct Lane {
     pub open: bool,
     /// The pending timeout of its latest request, or its planned retry.
     pub(crate) timer: Option<EventKey>,
+    /// It is a status read of the operation, not the operation itself.
+    pub check: bool,
 }
 
 impl ClientOp {
@@ -100,6 +112,7 @@ impl Client {
                     wrong_answer: false,
                     started: Millis(0),
                     lanes: Vec::new(),
+                    checks: 0,
                 })
                 .collect(),
             current: None,
@@ -150,7 +163,7 @@ impl Client {
     pub(crate) fn start(&mut self, op: OpId, out: &mut Out) {
         self.begin_op(op, out);
         for _ in 0..out.scenario.ops[op].copies.max(1) {
-            let lane = self.new_lane(op);
+            let lane = self.new_lane(op, false);
             self.send(op, lane, out);
         }
     }
@@ -170,13 +183,13 @@ impl Client {
             self.begin_op(op, out);
         }
         for _ in 0..n {
-            let lane = self.new_lane(op);
+            let lane = self.new_lane(op, false);
             self.send(op, lane, out);
         }
         Some(())
     }
 
-    fn new_lane(&mut self, op: OpId) -> usize {
+    fn new_lane(&mut self, op: OpId, check: bool) -> usize {
         let lanes = &mut self.ops[op].lanes;
         lanes.push(Lane {
             last: 0,
@@ -184,14 +197,87 @@ impl Client {
             done: false,
             open: false,
             timer: None,
+            check,
         });
         lanes.len() - 1
     }
 
-    /// `Event::ClientRetry`: the lane's planned retry.
+    /// `Event::ClientRetry`: the lane's planned retry, unless the deadline
+    /// has passed meanwhile (the phone slept through it): then it stops.
     pub(crate) fn retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
         self.ops[op].lanes[lane].timer = None;
+        let r = out.scenario.retry_policy(out.toggles);
+        if !r.in_time(self.ops[op].started, out.now) {
+            self.give_up(op, lane, out);
+            return;
+        }
         self.send(op, lane, out);
+    }
+
+    /// The read that asks the API what became of operation `op` by its key,
+    /// once the app has stopped retrying it (`None`: it has nothing to ask by).
+    fn status_read(&self, op: OpId, out: &Out) -> Option<Body> {
+        let o = &self.ops[op];
+        match o.spec {
+            OpSpec::Debit { .. } => Some(Body::ReadAccount),
+            OpSpec::Put { .. } => Some(Body::ReadProfile),
+            OpSpec::Like(_) if !out.has(Toggle::OpDedup) => None,
+            OpSpec::Charge(_) | OpSpec::Refund(_) if o.key.is_none() => None,
+            OpSpec::Charge(a) => Some(Body::Status {
+                of: Asked::Payment(a),
+            }),
+            OpSpec::Refund(a) => Some(Body::Status {
+                of: Asked::Refund(a),
+            }),
+            OpSpec::PayOrder { order, amount } => Some(Body::Status {
+                of: Asked::Order { order, amount },
+            }),
+            OpSpec::Like(op) => Some(Body::Status {
+                of: Asked::Like(op),
+            }),
+        }
+    }
+
+    /// Plans the next status read of `op`, while it has asks left.
+    fn check_later(&mut self, op: OpId, out: &mut Out) {
+        let o = &mut self.ops[op];
+        if o.checks < MAX_CHECKS && !o.belief.is_definite() {
+            o.checks += 1;
+            out.timer(out.now + CHECK_AFTER, Event::ClientCheck { op });
+        }
+    }
+
+    /// `Event::ClientCheck`: the app asks what became of `op`, on a lane of its own.
+    pub(crate) fn check(&mut self, op: OpId, out: &mut Out) {
+        let Some(body) = self.status_read(op, out) else {
+            return;
+        };
+        if self.ops[op].belief.is_definite() {
+            return;
+        }
+        let lane = self.new_lane(op, true);
+        let o = &mut self.ops[op];
+        o.attempts += 1;
+        let attempt = o.attempts;
+        let req = Request {
+            body,
+            key: o.key,
+            user: out.scenario.ops[op].user,
+            op,
+            attempt,
+            lane,
+            sent: out.now,
+        };
+        out.happen(Happening::ClientChecks { op });
+        let to = out.pick_api();
+        out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
+        let t = out.now + out.scenario.retry_policy(out.toggles).timeout;
+        let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
+        let l = &mut self.ops[op].lanes[lane];
+        l.last = attempt;
+        l.sent = 1;
+        l.open = true;
+        l.timer = Some(key);
     }
 
     fn send(&mut self, op: OpId, lane: usize, out: &mut Out) {
@@ -214,6 +300,7 @@ impl Client {
             op,
             attempt,
             lane,
+            sent: out.now,
         };
         out.happen(Happening::ClientSent {
             op,
@@ -277,6 +364,12 @@ impl Client {
     }
 
     pub(crate) fn plan_retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        if self.ops[op].lanes[lane].check {
+            // A status read got no answer: ask again later.
+            self.lane_done(op, lane, out);
+            self.check_later(op, out);
+            return;
+        }
         let sent = self.ops[op].lanes[lane].sent;
         // The rules `Retry::schedule` shows the reader.
         let r = out.scenario.retry_policy(out.toggles);
@@ -303,8 +396,10 @@ impl Client {
     fn give_up(&mut self, op: OpId, lane: usize, out: &mut Out) {
         self.lane_done(op, lane, out);
         let o = &self.ops[op];
-        if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) {
+        if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) && o.checks == 0 {
+            // The screen says "checking": the app will ask by the key.
             self.set_belief(op, Belief::GaveUp, out);
+            self.check_later(op, out);
             self.next_op(op, out);
         }
     }
@@ -330,12 +425,15 @@ impl Client {
     /// The answer the client awaited ([`Client::awaits`]) arrived.
     pub(crate) fn on_response(&mut self, r: Response, out: &mut Out) {
         let (op, lane) = (r.op, r.lane);
+        let check = self.ops[op].lanes[lane].check;
         if r.is_success() {
             self.lane_done(op, lane, out);
             let o = &self.ops[op];
             if o.belief.is_definite() {
                 return;
             }
+            // A re-read after a conflict, or a status read: it decides from what it reads.
+            let reread = o.belief == Belief::Conflict || check;
             let belief = match &r.reply {
                 Reply::Payment { id, amount } => {
                     if Some(*amount) != o.body().amount() {
@@ -343,15 +441,14 @@ impl Client {
                     }
                     Belief::Succeeded(id.clone())
                 }
-                Reply::Account { balance, version } if o.belief == Belief::Conflict => {
-                    Belief::Reread {
-                        balance: *balance,
-                        version: *version,
-                    }
-                }
+                Reply::Account { balance, version } if reread => Belief::Reread {
+                    balance: *balance,
+                    version: *version,
+                },
                 // Re-read after a 412: its own value means its write landed before.
                 Reply::Value(v)
-                    if o.belief == Belief::Conflict
+                    if reread
+                        && matches!(o.spec, OpSpec::Put { .. })
                         && !matches!(o.spec, OpSpec::Put { email, .. } if email == v) =>
                 {
                     Belief::ChangedElsewhere
@@ -359,10 +456,17 @@ impl Client {
                 _ => Belief::Succeeded(r.label()),
             };
             self.set_belief(op, belief, out);
-            self.next_op(op, out);
+            if !check {
+                self.next_op(op, out);
+            }
             return;
         }
         match (r.status, &r.reply) {
+            (404, Reply::Error(code)) if check => {
+                // The API has no such operation, and the processor no charge for it.
+                self.lane_done(op, lane, out);
+                self.set_belief(op, Belief::Failed(404, *code), out);
+            }
             (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {
                 // The version moved: re-read before deciding again.
                 self.set_belief(op, Belief::Conflict, out);

@@ -4,12 +4,12 @@
 //! a like, paying an order.
 
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
-use crate::http::{Body, ErrorCode, Reply, Request};
+use crate::http::{Asked, Body, ErrorCode, Reply, Request};
 use crate::node::charge::CLAIM_LEASE;
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
-use crate::scenario::{Handler, Phase, Toggle, ORDER_COLUMNS, OUTBOX_COLUMNS};
+use crate::scenario::{Handler, Phase, Toggle, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
 use crate::time::Millis;
 use crate::vecmap::VecMap;
 
@@ -28,11 +28,12 @@ pub(crate) fn rules(
     }
     // With `ScopedKey` the key is stored under the method and path too.
     let key = req.key.map(|k| match out.has(Toggle::ScopedKey) {
-        true => format!("{} {}:{k}", req.body.method(), req.body.path()),
+        true => format!("{}:{k}", req.body.scope()),
         false => k.to_string(),
     });
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
+        (_, Body::Status { of }) => status(h, input, of, key, out),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
             (_, Input::Sql(o)) => row_reply(&o),
@@ -264,6 +265,128 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
         (Phase::Commit, Input::Sql(Outcome::Ok { tag, .. })) if tag != db::Tag::Rollback => paid(),
         (Phase::Takeover | Phase::Rollback, _) => busy,
         _ => Move::error(500, ErrorCode::InternalError),
+    }
+}
+
+/// `GET /payments?key=K1` and its kin (`/refunds`, `/orders/42`,
+/// `/posts/1/likes/op_7f3a`): what became of an operation, asked by its key
+/// once the app has stopped retrying it. An idempotent read that reconciles
+/// before it answers: where the ledger lacks the payment (its request died
+/// after the charge, or a day passed before its retry), it asks the processor
+/// for a charge made with the key and books it, idempotently (the row under
+/// the key's unique index, the receipt into the outbox, the order PAID, in one
+/// transaction), then answers with it; 404 when the processor has none:
+/// nothing was charged.
+fn status(h: &mut Handling, input: Input, of: Asked, key: Option<String>, out: &mut Out) -> Move {
+    let user = h.req.user;
+    let key = key.unwrap_or_default();
+    let not_found = Move::error(404, ErrorCode::NotFound);
+    let amount = of.amount();
+    let read = || {
+        let (table, cond, order_by) = match of {
+            Asked::Order { order, .. } => ("orders", vec![Cond::Eq("id", Value::Int(order))], None),
+            Asked::Like(op_id) => (
+                "like_ops",
+                vec![Cond::Eq("op_id", Value::text(op_id))],
+                None,
+            ),
+            _ => (
+                "payments",
+                vec![
+                    Cond::Eq("user_id", Value::Int(user)),
+                    Cond::Eq("idempotency_key", Value::text(key.clone())),
+                ],
+                Some("id"),
+            ),
+        };
+        Move::Go(
+            Phase::Status,
+            Call::Sql(Stmt::Select {
+                table,
+                cond,
+                order_by,
+            }),
+        )
+    };
+    match (h.phase, input) {
+        (Phase::Receive | Phase::Rollback, _) => read(),
+        (Phase::Status, Input::Sql(Outcome::Ok { rows, .. })) => match (of, rows.first()) {
+            (Asked::Like(_), Some(_)) => Move::Respond(200, Reply::Liked, false),
+            (Asked::Order { order, .. }, Some(row)) => {
+                match cell(row, &ORDER_COLUMNS, "status").and_then(Value::as_text) {
+                    Some("PAID") => Move::Respond(200, Reply::Value("PAID".into()), false),
+                    // Claimed, perhaps charged, never booked: reconcile.
+                    Some("PAYING") => {
+                        Move::Go(Phase::Reconcile, Call::FindCharge(format!("order-{order}")))
+                    }
+                    _ => not_found,
+                }
+            }
+            (Asked::Like(_) | Asked::Order { .. }, None) => not_found,
+            (_, Some(row)) => {
+                let get = |c| cell(row, &PAYMENT_COLUMNS, c);
+                let id = get("id").and_then(Value::as_text).unwrap_or_default();
+                let paid = get("amount").and_then(Value::as_int).unwrap_or(0);
+                if paid != amount && out.has(Toggle::Fingerprint) {
+                    // The key names another payment (reused): it cannot tell about this one.
+                    return Move::error(503, ErrorCode::OutcomeUnknown);
+                }
+                charge::paid(id.to_string(), paid, false)
+            }
+            // The processor was given the key, so it can say whether it charged, and
+            // the ledger refuses a second row for the key, so booking is idempotent.
+            (_, None)
+                if charge::key_cfg(out.scenario, out.toggles).is_some_and(|c| c.to_processor)
+                    && out.scenario.ledger_refuses_a_second_row(out.toggles) =>
+            {
+                Move::Go(Phase::Reconcile, Call::FindCharge(key))
+            }
+            (_, None) => Move::error(503, ErrorCode::OutcomeUnknown),
+        },
+        (Phase::Reconcile, Input::Found(None)) => not_found,
+        (Phase::Reconcile, Input::Found(Some((charge, _)))) => {
+            h.charge = Some(charge);
+            Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+        }
+        (Phase::Begin, Input::Sql(_)) => {
+            let ledger_key = (!matches!(of, Asked::Order { .. })).then_some(key);
+            let pay = insert_payment(h, out, amount, ledger_key);
+            Move::Go(Phase::InsertPayment, Call::Sql(pay))
+        }
+        // Booked meanwhile by its own request: undo, and read it again.
+        (Phase::InsertPayment, Input::Sql(o)) if o.count() == 0 || o.is_error() => {
+            Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+        }
+        (Phase::InsertPayment, Input::Sql(_)) => match of {
+            Asked::Order { order, .. } => Move::Go(
+                Phase::MarkPaid,
+                Call::Sql(Stmt::Update {
+                    table: "orders",
+                    set: vec![Assign::To("status", Value::text("PAID"))],
+                    cond: vec![
+                        Cond::Eq("id", Value::Int(order)),
+                        Cond::Eq("status", Value::text("PAYING")),
+                    ],
+                }),
+            ),
+            _ if out.scenario.sends_receipts() && out.has(Toggle::Outbox) => {
+                charge::insert_receipt(h, amount)
+            }
+            _ => Move::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
+        },
+        (Phase::MarkPaid, Input::Sql(o)) if o.count() == 0 => {
+            Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+        }
+        (Phase::MarkPaid | Phase::Outbox, Input::Sql(_)) => {
+            Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+        }
+        (Phase::Commit, Input::Sql(Outcome::Ok { tag, .. })) if tag != db::Tag::Rollback => {
+            match of {
+                Asked::Order { .. } => Move::Respond(200, Reply::Value("PAID".into()), false),
+                _ => charge::answer(h, amount),
+            }
+        }
+        _ => Move::error(503, ErrorCode::UpstreamTimeout),
     }
 }
 

@@ -45,6 +45,23 @@ impl Processor {
             .sum()
     }
 
+    /// `GET /charges?key=…` arrived from `from`: the charge made with this key,
+    /// if any. A search, not an idempotent replay: it finds a charge whose key
+    /// the processor no longer deduplicates (reconciliation asks it so).
+    pub(crate) fn on_find(&self, from: NodeId, req: Option<ReqId>, key: String, out: &mut Out) {
+        let charge = self
+            .charges
+            .iter()
+            .find(|c| c.key.as_deref() == Some(key.as_str()))
+            .map(|c| (c.id.clone(), c.amount));
+        out.send(
+            NodeId::Processor,
+            from,
+            Payload::ChargeFound { charge },
+            req,
+        );
+    }
+
     /// A charge request arrived from `from`.
     pub(crate) fn on_charge(
         &mut self,

@@ -150,6 +150,8 @@ pub(crate) enum Input {
     Charged(String, bool),
     /// The processor refused the charge (a definite answer).
     Refused(ErrorCode),
+    /// The processor's search by key: the charge and its amount, or none.
+    Found(Option<(String, i64)>),
     /// The mail service accepted the email.
     Emailed,
     Memory(Option<Stored>),
@@ -164,6 +166,8 @@ pub(crate) enum Call {
     Redis(redis::Cmd),
     Sql(Stmt),
     Charge(i64, Option<String>),
+    /// Ask the processor for the charge made with this key.
+    FindCharge(String),
     /// Email the customer the receipt of a payment (with a message id, or none).
     Email(Option<String>, String),
     /// Work inside the process (the in-memory map): no message, the result is immediate.

@@ -156,7 +156,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 (DeleteOnError, false),
             ],
             ledger_key: true,
-            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::IdempotencyKey,
                 Seed,
@@ -173,7 +172,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 only_with: Some(OtherWriter),
             }],
             shows: &[Figure::Account],
-            limits: &[DAY_LATER],
             ..base(
                 Id::ConditionalUpdate,
                 Seed,
@@ -188,7 +186,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             toggles: &[(OpDedup, false), (UniqueConstraint, true)],
             invariants: &[Invariant::LikesMatchOps, Invariant::DefiniteAnswer],
             shows: &[Figure::Likes],
-            limits: &[DAY_LATER],
             ..base(
                 Id::CounterIncrement,
                 Seed,
@@ -212,7 +209,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 },
                 ..Links::DEFAULT
             },
-            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::ConcurrentDuplicates,
                 Pitfall,
@@ -223,7 +219,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             apis: 2,
             toggles: &[(SharedStore, false)],
-            limits: &[DAY_LATER_TWICE, CHECK_THEN_ACT],
+            limits: &[DAY_LATER_UNBOOKED, CHECK_THEN_ACT],
             ..base(
                 Id::InMemoryStore,
                 Pitfall,
@@ -304,7 +300,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 max_attempts: 8,
                 ..Retry::MOBILE
             },
-            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::CrashAfterCharge,
                 Pitfall,
@@ -315,7 +310,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         Scenario {
             toggles: &[(IdempotencyKey, false), (KeyToProcessor, false)],
             ledger_key: true,
-            limits: &[DAY_LATER_TWICE],
             ..base(
                 Id::TransactionIsNotIdempotency,
                 Pitfall,
@@ -352,7 +346,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
         },
         Scenario {
             toggles: &[(NewKeyPerRetry, true)],
-            limits: &[DAY_LATER_TWICE, CHECK_THEN_ACT],
+            limits: &[DAY_LATER_UNBOOKED, CHECK_THEN_ACT],
             ..base(
                 Id::NewKeyPerRetry,
                 Pitfall,
@@ -369,9 +363,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             // the second charge, not the half-done first one. With the lease (defended)
             // PAID commits with the ledger row and a retry resumes the payment.
             toggles: &[(RowCountCheck, true), (PayingLease, false)],
-            // A day later the app is past its deadline and never learns the outcome; a
-            // charge whose ledger row had not committed stays unbooked (reconciliation).
-            limits: &[DAY_LATER_UNBOOKED],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::OrderStatus],
             ..base(
                 Id::StatusTransition,
@@ -403,7 +394,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::AppShowsWhatHappened,
             ],
             shows: &[Figure::Charges, Figure::LedgerRows, Figure::Receipts],
-            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::ReceiptEmail,
                 Pitfall,
@@ -425,7 +415,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 only_with: None,
             }],
             shows: &[Figure::Profile],
-            limits: &[DAY_LATER],
             ..base(
                 Id::LatePut,
                 Pitfall,
@@ -455,7 +444,6 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::RefundMade,
                 Invariant::AppShowsWhatHappened,
             ],
-            limits: &[DAY_LATER_UNBOOKED],
             ..base(
                 Id::KeyScope,
                 Pitfall,
