@@ -227,6 +227,31 @@ export class LabPage extends LessonPage {
   }
 
   /**
+   * Steps the run from where it is to its end with the arrow key and returns, for each
+   * step k, what the page renders of the core's verdict: the app's belief
+   * (data-belief), the phone's screen and the step's narration.
+   */
+  async walk() {
+    await this.focusBody();
+    const { k: from, n } = await this.counter();
+    const seen = async (k) => {
+      const s = await this.page.evaluate(() => ({
+        belief: document.querySelector('[data-testid="client-belief"]')?.getAttribute('data-belief') ?? null,
+        phone: document.querySelector('[data-testid="phone-screen"]')?.textContent.trim() ?? null,
+        narration: document.querySelector('[data-testid="narration-text"]')?.innerText ?? '',
+      }));
+      return { k, ...s };
+    };
+    const steps = [await seen(from)];
+    for (let k = from + 1; k <= n; k++) {
+      await this.page.keyboard.press('ArrowRight');
+      await this.waitForStep(k);
+      steps.push(await seen(k));
+    }
+    return steps;
+  }
+
+  /**
    * Ids of messages drawn in flight once the glide is over: not yet delivered
    * (`.hidden`) and not broken off (`.msg--lost`).
    */

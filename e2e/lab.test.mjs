@@ -438,28 +438,59 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
     }, { context: { reducedMotion: 'reduce' } });
   });
 
-  test('the client pane shows the retry policy; a deadline under the TTL stops the late retry and the app says it is checking', async () => {
+  /**
+   * What the page renders of the core's verdict in a run whose app runs out of retries:
+   * "checking" (gave-up) first, never "failed", then a step narrating the app's read by
+   * its key (`asks`), then, where given, the API's reconciliation (`reconciles`), and at
+   * the end the outcome it learnt: succeeded, "Paid $100.00".
+   */
+  const checksThenLearns = (steps, { checking, asks, reads, reconciles, paid }) => {
+    const at = (re, from = 0) => steps.findIndex((s, i) => i >= from && re.test(s.narration));
+    const gaveUp = steps.findIndex((s) => s.belief === 'gave-up');
+    assert.ok(gaveUp > 0, 'the app runs out of retries');
+    assert.match(steps[gaveUp].phone, checking, 'past its retries the phone says it is checking');
+    const asked = at(asks, gaveUp);
+    assert.ok(asked >= gaveUp, `a step narrates the app's read by its key: ${steps.map((s) => s.narration).join(' | ')}`);
+    assert.equal(steps[asked].belief, 'gave-up', 'while it asks, the app still says checking');
+    assert.match(steps[asked].phone, checking);
+    const read = at(reads, asked);
+    assert.ok(read > asked, 'the API reads the operation by its key');
+    if (reconciles) assert.ok(at(reconciles, asked) > asked, 'the API reconciles with the processor');
+    const end = steps.at(-1);
+    assert.equal(end.belief, 'succeeded', 'the app learns the outcome');
+    assert.match(end.phone, paid);
+    assert.equal(steps.filter((s) => s.belief === 'failed').length, 0, 'never "failed": the card was charged');
+  };
+
+  test('the client pane shows the retry policy; a deadline under the TTL stops the late retry, the app says it is checking, then reads the payment by its key', async () => {
     await withLab(q({ scenario: 'ttl-expiry' }), async (lab) => {
       assert.match(await lab.text('retry-policy'), /attempts: 4 .*deadline 48 h/);
     });
     await withLab(q({ scenario: 'ttl-expiry', on: 'short-deadline' }), async (lab) => {
       assert.match(await lab.text('retry-policy'), /deadline 1 h/);
-      await lab.toEnd();
-      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
-      assert.match(await lab.text('phone-screen'), /checking/, 'never "failed": the outcome is unknown');
-    });
+      checksThenLearns(await lab.walk(), {
+        checking: /checking/,
+        asks: /shows “checking” and asks the API/,
+        reads: /reads the operation by its key/,
+        paid: /Paid \$100\.00/,
+      });
+    }, { context: { reducedMotion: 'reduce' } });
   });
 
   // The outcomes of each design (the ADR, Stripe, Powertools, with and without the key at
   // the processor) are the core's: sim/tests/scenarios.rs idempotency_key_processor_timeout_*.
-  test('the processor\'s lost answer under Stripe\'s design: the app gives up and says it is checking; one design at a time', async () => {
-    await withLab(q({ scenario: 'idempotency-key', on: 'processor-timeout,errors-replayed' }), async (lab) => {
-      await lab.toEnd();
-      assert.equal(await lab.byId('client-belief').getAttribute('data-belief'), 'gave-up');
-      assert.match(await lab.text('phone-screen'), /checking/);
+  test('the processor\'s lost answer under Stripe\'s design, in Russian: the app says it is checking, the API reconciles, the app learns it paid; one design at a time', async () => {
+    await withLab(q({ scenario: 'idempotency-key', on: 'processor-timeout,errors-replayed', lang: 'ru' }), async (lab) => {
+      checksThenLearns(await lab.walk(), {
+        checking: /проверяем/,
+        asks: /пишет «проверяем» и спрашивает у API/,
+        reads: /читает операцию по её ключу/,
+        reconciles: /сверка: спрашивает процессинг/,
+        paid: /Оплачено: \$100,00/,
+      });
       await lab.setToggle('delete-on-error', true);
       assert.equal(await lab.byId('toggle-errors-replayed').isChecked(), false, 'one design at a time');
-    });
+    }, { context: { reducedMotion: 'reduce' } });
   });
 
   test('the receipt by email: the customer gets two without the outbox and one with it, charged once either way', async () => {

@@ -3,6 +3,7 @@
 //! missing key, 422 for a key reused with another payload, 409 while the first
 //! request with the key is still being processed.
 
+use crate::time::Millis;
 use std::fmt;
 
 /// Index of a client operation (a conceptual request such as "Pay $100").
@@ -44,7 +45,9 @@ pub enum Body {
     /// `GET /payments?key=K1` (`/refunds`, `/orders/42`, `/posts/1/likes/op_7f3a`):
     /// what became of operation `of`, asked by its key once the app has
     /// stopped retrying it (an idempotent read; the API reconciles first).
-    Status { of: Asked },
+    /// `since`: when the app sent the operation's latest attempt, so the API
+    /// knows until when an attempt may still arrive and be charged.
+    Status { of: Asked, since: Millis },
 }
 
 /// The operation a status read asks about, as the app knows it.
@@ -86,7 +89,7 @@ impl Body {
             Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
             Body::Relay => String::new(),
             Body::Put { .. } | Body::ReadProfile => "/profile".into(),
-            Body::Status { of } => match of {
+            Body::Status { of, .. } => match of {
                 Asked::Payment(_) => "/payments".into(),
                 Asked::Refund(_) => "/refunds".into(),
                 Asked::Order { order, .. } => format!("/orders/{order}"),
@@ -101,6 +104,7 @@ impl Body {
         match self {
             Body::Status {
                 of: Asked::Refund(_),
+                ..
             } => "POST /refunds".into(),
             Body::Status { .. } => "POST /charges".into(),
             b => format!("{} {}", b.method(), b.path()),
@@ -167,7 +171,7 @@ pub struct Request {
     pub lane: usize,
     /// When the client sent it (its `Date` header): a server that keeps keys
     /// for a day refuses a request older than that, whose key it may have forgotten.
-    pub sent: crate::time::Millis,
+    pub sent: Millis,
 }
 
 impl Request {

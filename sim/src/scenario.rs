@@ -511,7 +511,6 @@ impl Scenario {
         self.shows.contains(&f)
     }
 
-    /// The tables at the start of the run.
     /// The ledger's rows carry the key under a unique index: a second row for
     /// the same key is refused (what makes booking a found charge idempotent).
     pub fn ledger_refuses_a_second_row(&self, toggles: Toggles) -> bool {
@@ -523,6 +522,7 @@ impl Scenario {
         }
     }
 
+    /// The tables at the start of the run.
     pub fn tables(&self, toggles: Toggles) -> Vec<Table> {
         let unique =
             toggles.has(Toggle::UniqueConstraint) || !self.offers(Toggle::UniqueConstraint);

@@ -11,7 +11,8 @@
 //! - A COMMIT that reached the wire before its client crashed commits: the
 //!   server reads what was sent before the connection's close.
 
-use idem_sim::net::NodeId;
+use idem_sim::http::{Body, ErrorCode};
+use idem_sim::net::{Fate, NodeId, Payload};
 use idem_sim::scenario;
 use idem_sim::trace::Happening;
 use idem_sim::{Command, Config, Invariant, Millis, Run};
@@ -192,4 +193,82 @@ fn status_transition_a_day_after_the_charge_the_status_read_marks_the_order_paid
         booked += usize::from(r.text().contains("GET /charges?key=order-42"));
     }
     assert!(booked > 0, "no status read reconciled the order");
+}
+
+/// The step after which the app's own request (not a status read) is on its
+/// way to the API, at or after step `from`, and its message.
+fn next_post(run: &Run, from: usize) -> Option<(usize, idem_sim::MsgId)> {
+    (from..=run.len()).find_map(|k| {
+        let w = run.state_at(k);
+        let m = w.msgs.values().find(|m| {
+            m.from == NodeId::Client
+                && matches!(&m.payload, Payload::Request(r) if !matches!(r.body, Body::Status { .. }))
+                && m.fate == Fate::Deliver
+        })?;
+        Some((k, m.id))
+    })
+}
+
+/// Review of reconciliation: every attempt of the app is lost on the way, so
+/// the app gives up and asks by the key a minute later. The API finds no row
+/// and no charge, but it cannot tell a lost attempt from one still on its way
+/// that may yet be charged, until the latest is older than the key's TTL (the
+/// charge handler refuses it then). Once: it answered 404 at once and the app
+/// said "failed" while an attempt a few seconds old could still charge. Now it
+/// answers 503 (outcome unknown), the app keeps "checking", asks again once the
+/// window has closed, and only then is told 404.
+#[test]
+fn idempotency_key_a_status_read_while_an_attempt_may_still_arrive_is_not_a_404() {
+    let mut r = defended("idempotency-key", 0);
+    let mut from = 0;
+    let mut lost = 0;
+    while let Some((k, m)) = next_post(&r, from) {
+        r.apply_at(k, Command::Lose(m)).unwrap();
+        (from, lost) = (k + 1, lost + 1);
+    }
+    assert_eq!(lost, r.scenario.retry.max_attempts as usize, "{}", r.text());
+    let end = r.end();
+    assert!(end.processor.charges.is_empty());
+    let last_post = r
+        .trace
+        .iter()
+        .filter(|s| {
+            s.happenings
+                .iter()
+                .any(|h| matches!(h, Happening::ClientSent { .. }))
+        })
+        .map(|s| s.time)
+        .max()
+        .unwrap();
+    let answers: Vec<(Millis, u16)> = r
+        .trace
+        .iter()
+        .flat_map(|s| {
+            s.happenings.iter().filter_map(move |h| match h {
+                Happening::Responded { status, .. } => Some((s.time, *status)),
+                _ => None,
+            })
+        })
+        .collect();
+    let ttl = Millis::hours(24);
+    assert!(
+        answers
+            .iter()
+            .any(|&(t, s)| s == 503 && t < last_post + ttl),
+        "a status read inside the window is told it cannot be known yet: {answers:?}\n{}",
+        r.text()
+    );
+    for &(t, s) in &answers {
+        assert!(
+            s != 404 || t >= last_post + ttl,
+            "404 at {t:?}, the latest attempt sent at {last_post:?}"
+        );
+    }
+    assert_eq!(
+        end.client.ops[0].belief,
+        idem_sim::world::Belief::Failed(404, ErrorCode::NotFound),
+        "{}",
+        r.text()
+    );
+    all_hold_at_the_end(&r, "every attempt lost");
 }

@@ -103,16 +103,12 @@ pub fn lines(scenario: ScenarioId, lang: Lang) -> String {
 }
 
 const CHARGE_K1: &str = "POST /charges {amount: 100}  Idempotency-Key: K1";
-/// The app, past its deadline, asks by the key: the read and its answer.
+/// The app, past its deadline, asks by the key (its answer: [`STATUS_PAY`]).
 const STATUS_READ: Line = l(
     &[After(Receive, Status)],
     "GET /payments?key=K1: SELECT * FROM payments WHERE user_id = 42 AND idempotency_key = 'K1'",
     "после своего срока приложение спрашивает по ключу",
     "past its deadline the app asks by the key",
-);
-const STATUS_FOUND: Line = c(
-    &[Answer(Status, 201), Answer(Commit, 201)],
-    "  if row: return 201 {payment_id: pay_1}",
 );
 const LEDGER: &str = "INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1') ON CONFLICT DO NOTHING";
 const LEDGER_TX: &str = "BEGIN; INSERT INTO payments VALUES ('pay_1', 42, 100, 'K1'); COMMIT";
@@ -122,6 +118,12 @@ const REPLAY: &str = "if stored: return stored";
 const CHARGE: &str = "charge = processor.charge(card, 100)";
 const REDIS_SET: &str = "redis.SET idem:u42:K1 '{201, pay_1}' PX 86400000";
 const RETURN_PAY: &str = "return 201 {payment_id: pay_1}";
+/// The stored answer, and a status read's (found, or reconciled and booked).
+const STATUS_PAY: &[At] = &[
+    Answer(StoreResponse, 201),
+    Answer(Status, 201),
+    Answer(Commit, 201),
+];
 /// The ADR's claim in Redis, and the GET when it fails (or without it).
 const CLAIM: Line = l(
     &[In(Claim)],
@@ -217,9 +219,9 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(&[In(InsertPayment), In(FindPayment)], LEDGER),
                 c(&[In(Commit)], "COMMIT"),
                 l(&[After(Commit, StoreResponse)], REDIS_SET, "24 ч", "24 h"),
-                c(&[Answer(StoreResponse, 201)], RETURN_PAY),
+                // The status read's answer is the same payment.
+                c(STATUS_PAY, RETURN_PAY),
                 STATUS_READ,
-                STATUS_FOUND,
                 l(
                     &[After(Status, Reconcile)],
                     "  no row: charge = processor.find(idempotency_key: K1); book it as above",
@@ -227,10 +229,10 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                     "reconciliation: books the charge it finds",
                 ),
                 l(
-                    &[Answer(Status, 503)],
-                    "  return 503 outcome_unknown",
-                    "процессинг не знает ключа: не узнать",
-                    "the processor never had the key: no way to tell",
+                    &[Answer(Status, 503), Answer(Reconcile, 503)],
+                    "  else: return 503 outcome_unknown",
+                    "сейчас не узнать: приложение спросит позже",
+                    "cannot tell now: the app asks again later",
                 ),
             ];
             L
@@ -424,9 +426,9 @@ pub fn of(scenario: ScenarioId) -> &'static [Line] {
                 c(&[In(Charge)], CHARGE),
                 c(TX, LEDGER_TX),
                 l(&[In(StoreResponse)], REDIS_SET, "24 ч", "24 h"),
-                c(&[Answer(StoreResponse, 201)], RETURN_PAY),
+                // The status read's answer is the same payment.
+                c(STATUS_PAY, RETURN_PAY),
                 STATUS_READ,
-                STATUS_FOUND,
             ];
             L
         }

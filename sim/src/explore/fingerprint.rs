@@ -174,8 +174,10 @@ fn hash_client(c: &Client, h: &mut FxHasher) {
             started,
             lanes,
             checks,
+            last_sent,
         } = op;
         checks.hash(h);
+        last_sent.hash(h);
         spec.hash(h);
         key.hash(h);
         attempts.hash(h);

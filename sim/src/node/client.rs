@@ -37,6 +37,9 @@ pub struct ClientOp {
     pub lanes: Vec<Lane>,
     /// Status reads asked so far, once it stopped retrying ([`CHECK_AFTER`]).
     pub checks: u32,
+    /// When its latest attempt went out: until that is older than the key's
+    /// TTL, an attempt may still arrive and be charged.
+    pub last_sent: Millis,
 }
 
 /// One request loop: it sends, waits, and retries until it gets an answer.
@@ -113,6 +116,7 @@ impl Client {
                     started: Millis(0),
                     lanes: Vec::new(),
                     checks: 0,
+                    last_sent: Millis(0),
                 })
                 .collect(),
             current: None,
@@ -218,6 +222,7 @@ impl Client {
     /// once the app has stopped retrying it (`None`: it has nothing to ask by).
     fn status_read(&self, op: OpId, out: &Out) -> Option<Body> {
         let o = &self.ops[op];
+        let since = o.last_sent;
         match o.spec {
             OpSpec::Debit { .. } => Some(Body::ReadAccount),
             OpSpec::Put { .. } => Some(Body::ReadProfile),
@@ -225,25 +230,31 @@ impl Client {
             OpSpec::Charge(_) | OpSpec::Refund(_) if o.key.is_none() => None,
             OpSpec::Charge(a) => Some(Body::Status {
                 of: Asked::Payment(a),
+                since,
             }),
             OpSpec::Refund(a) => Some(Body::Status {
                 of: Asked::Refund(a),
+                since,
             }),
             OpSpec::PayOrder { order, amount } => Some(Body::Status {
                 of: Asked::Order { order, amount },
+                since,
             }),
             OpSpec::Like(op) => Some(Body::Status {
                 of: Asked::Like(op),
+                since,
             }),
         }
     }
 
-    /// Plans the next status read of `op`, while it has asks left.
-    fn check_later(&mut self, op: OpId, out: &mut Out) {
+    /// Plans the next status read of `op`, while it has asks left: in
+    /// [`CHECK_AFTER`], and not before `not_before`.
+    fn check_later(&mut self, op: OpId, not_before: Millis, out: &mut Out) {
         let o = &mut self.ops[op];
         if o.checks < MAX_CHECKS && !o.belief.is_definite() {
             o.checks += 1;
-            out.timer(out.now + CHECK_AFTER, Event::ClientCheck { op });
+            let at = (out.now + CHECK_AFTER).max(not_before);
+            out.timer(at, Event::ClientCheck { op });
         }
     }
 
@@ -256,41 +267,31 @@ impl Client {
             return;
         }
         let lane = self.new_lane(op, true);
-        let o = &mut self.ops[op];
-        o.attempts += 1;
-        let attempt = o.attempts;
-        let req = Request {
-            body,
-            key: o.key,
-            user: out.scenario.ops[op].user,
-            op,
-            attempt,
-            lane,
-            sent: out.now,
-        };
-        out.happen(Happening::ClientChecks { op });
-        let to = out.pick_api();
-        out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
-        let t = out.now + out.scenario.retry_policy(out.toggles).timeout;
-        let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
-        let l = &mut self.ops[op].lanes[lane];
-        l.last = attempt;
-        l.sent = 1;
-        l.open = true;
-        l.timer = Some(key);
+        self.send_as(op, lane, Some(body), out);
     }
 
     fn send(&mut self, op: OpId, lane: usize, out: &mut Out) {
+        self.send_as(op, lane, None, out);
+    }
+
+    /// Sends the lane's next attempt of `op`, or, given a `status` read, asks
+    /// what became of it (no new key, no deadline moved, the belief kept).
+    fn send_as(&mut self, op: OpId, lane: usize, status: Option<Body>, out: &mut Out) {
+        let check = status.is_some();
         let o = &mut self.ops[op];
         o.attempts += 1;
         let attempt = o.attempts;
-        if attempt > 1 && out.has(Toggle::NewKeyPerRetry) && o.key.is_some() {
-            self.ops[op].key = self.new_key(out);
+        if !check {
+            o.last_sent = out.now;
+            if attempt > 1 && out.has(Toggle::NewKeyPerRetry) && o.key.is_some() {
+                self.ops[op].key = self.new_key(out);
+            }
         }
         let o = &self.ops[op];
-        let body = match (&o.belief, o.spec) {
-            (Belief::Conflict, OpSpec::Put { .. }) => Body::ReadProfile,
-            (Belief::Conflict, _) => Body::ReadAccount,
+        let body = match (status, &o.belief, o.spec) {
+            (Some(b), ..) => b,
+            (_, Belief::Conflict, OpSpec::Put { .. }) => Body::ReadProfile,
+            (_, Belief::Conflict, _) => Body::ReadAccount,
             _ => o.body(),
         };
         let req = Request {
@@ -302,18 +303,22 @@ impl Client {
             lane,
             sent: out.now,
         };
-        out.happen(Happening::ClientSent {
-            op,
-            attempt,
-            key: o.key.map(|k| k.to_string()),
-        });
-        if attempt >= 2 {
-            // The same operation is on its way again: the moment to ask what the
-            // server will do with it, before the server does anything.
-            out.decisive();
-        }
-        if !matches!(o.belief, Belief::Conflict) && !o.belief.is_definite() {
-            self.set_belief(op, Belief::Waiting, out);
+        if check {
+            out.happen(Happening::ClientChecks { op });
+        } else {
+            out.happen(Happening::ClientSent {
+                op,
+                attempt,
+                key: o.key.map(|k| k.to_string()),
+            });
+            if attempt >= 2 {
+                // The same operation is on its way again: the moment to ask what the
+                // server will do with it, before the server does anything.
+                out.decisive();
+            }
+            if !matches!(o.belief, Belief::Conflict) && !o.belief.is_definite() {
+                self.set_belief(op, Belief::Waiting, out);
+            }
         }
         let to = out.pick_api();
         out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
@@ -367,7 +372,7 @@ impl Client {
         if self.ops[op].lanes[lane].check {
             // A status read got no answer: ask again later.
             self.lane_done(op, lane, out);
-            self.check_later(op, out);
+            self.check_later(op, Millis(0), out);
             return;
         }
         let sent = self.ops[op].lanes[lane].sent;
@@ -399,7 +404,7 @@ impl Client {
         if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) && o.checks == 0 {
             // The screen says "checking": the app will ask by the key.
             self.set_belief(op, Belief::GaveUp, out);
-            self.check_later(op, out);
+            self.check_later(op, Millis(0), out);
             self.next_op(op, out);
         }
     }
@@ -466,6 +471,13 @@ impl Client {
                 // The API has no such operation, and the processor no charge for it.
                 self.lane_done(op, lane, out);
                 self.set_belief(op, Belief::Failed(404, *code), out);
+            }
+            (503, Reply::Error(ErrorCode::OutcomeUnknown)) if check => {
+                // It cannot tell yet: an attempt may still arrive and be charged
+                // until it is older than the key's TTL. Ask again then.
+                self.lane_done(op, lane, out);
+                let ttl = key_cfg(out.scenario, out.toggles).map_or(Millis(0), |c| c.ttl);
+                self.check_later(op, self.ops[op].last_sent + ttl, out);
             }
             (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {
                 // The version moved: re-read before deciding again.

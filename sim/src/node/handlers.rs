@@ -33,7 +33,7 @@ pub(crate) fn rules(
     });
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
-        (_, Body::Status { of }) => status(h, input, of, key, out),
+        (_, Body::Status { of, since }) => status(h, input, of, since, key, out),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
             (_, Input::Sql(o)) => row_reply(&o),
@@ -276,11 +276,24 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
 /// for a charge made with the key and books it, idempotently (the row under
 /// the key's unique index, the receipt into the outbox, the order PAID, in one
 /// transaction), then answers with it; 404 when the processor has none:
-/// nothing was charged.
-fn status(h: &mut Handling, input: Input, of: Asked, key: Option<String>, out: &mut Out) -> Move {
+/// nothing was charged and no attempt can be any more: the latest (sent at
+/// `since`) is older than the key's TTL, so the charge handler refuses it.
+/// Until then it cannot tell (503): an attempt may still be on its way.
+fn status(
+    h: &mut Handling,
+    input: Input,
+    of: Asked,
+    since: Millis,
+    key: Option<String>,
+    out: &mut Out,
+) -> Move {
     let user = h.req.user;
     let key = key.unwrap_or_default();
-    let not_found = Move::error(404, ErrorCode::NotFound);
+    let cfg = charge::key_cfg(out.scenario, out.toggles);
+    let not_found = match cfg {
+        Some(c) if out.now < since + c.ttl => Move::error(503, ErrorCode::OutcomeUnknown),
+        _ => Move::error(404, ErrorCode::NotFound),
+    };
     let amount = of.amount();
     let read = || {
         let (table, cond, order_by) = match of {
@@ -336,7 +349,7 @@ fn status(h: &mut Handling, input: Input, of: Asked, key: Option<String>, out: &
             // The processor was given the key, so it can say whether it charged, and
             // the ledger refuses a second row for the key, so booking is idempotent.
             (_, None)
-                if charge::key_cfg(out.scenario, out.toggles).is_some_and(|c| c.to_processor)
+                if cfg.is_some_and(|c| c.to_processor)
                     && out.scenario.ledger_refuses_a_second_row(out.toggles) =>
             {
                 Move::Go(Phase::Reconcile, Call::FindCharge(key))
