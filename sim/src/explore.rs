@@ -61,11 +61,53 @@ pub enum Choice {
     Restart(NodeId),
     /// Fast-forward the clock ([`Command::AdvanceClock`], the reader's "+1 h").
     AdvanceClock(Millis),
-    /// Take this choice, and the race among waiting statements that it starts
-    /// (a ROLLBACK, or a crashed lock holder's rollback, wakes every waiter on
-    /// its key) is won by candidate `k`, not the first waiter: Postgres's
-    /// scheduler picks.
-    Race(Start, u32),
+    /// Take this choice, and the races among waiting statements that it
+    /// starts (a ROLLBACK, or a crashed lock holder's rollback, wakes every
+    /// waiter on its key; a commit that renews a row lets its waiters race
+    /// for it) are won as [`Picks`] says, not each by the first waiter:
+    /// Postgres's scheduler picks.
+    Race(Start, Picks),
+}
+
+/// Who wins each race one choice starts, in order: a candidate's index per
+/// race, four bits each (a race has at most 16 candidates: the lab fires at
+/// most 10 copies), 0 the first waiter. `Picks(1)` lets the second candidate
+/// win the first race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Picks(pub u32);
+
+impl Picks {
+    /// Races a choice's picks can name.
+    pub const MAX_RACES: usize = 8;
+
+    /// The winner of the choice's `j`-th race.
+    pub fn of(self, j: usize) -> u32 {
+        (self.0 >> (4 * j)) & 0xF
+    }
+
+    /// These picks, and candidate `k` for race `j`.
+    fn with(self, j: usize, k: u32) -> Picks {
+        Picks(self.0 & !(0xF << (4 * j)) | (k << (4 * j)))
+    }
+
+    /// How many races these picks name: up to the last that another
+    /// candidate wins.
+    fn len(self) -> usize {
+        (32 - self.0.leading_zeros() as usize).div_ceil(4)
+    }
+}
+
+impl std::fmt::Display for Picks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.len();
+        let plural = if n == 1 { "" } else { "s" };
+        write!(f, "race{plural}; waiter{plural} ")?;
+        for j in 0..n {
+            let sep = if j == 0 { "" } else { ", " };
+            write!(f, "{sep}{}", self.of(j))?;
+        }
+        write!(f, " win{}", if n == 1 { "s" } else { "" })
+    }
 }
 
 /// A choice that can start a race among waiting statements: an event (a
@@ -202,10 +244,12 @@ impl World {
     pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
         match c {
             Choice::Fire(k) => self.fire(*k),
-            Choice::Race(start, pick) => {
+            Choice::Race(start, picks) => {
                 let next = self.db.races.len();
                 self.db.race_picks.resize(next, 0);
-                self.db.race_picks.push(*pick);
+                self.db
+                    .race_picks
+                    .extend((0..picks.len()).map(|j| picks.of(j)));
                 self.choose(&Choice::from(*start))
             }
             c => c
@@ -314,6 +358,22 @@ fn bounded_choices(
     }
 }
 
+/// The choices the explorer takes from `w` with no fault used yet, each other
+/// winner of every race they start included (as [`Search`] lists them).
+pub fn next_choices(w: &World, bound: &Bound) -> Vec<Choice> {
+    let crashable: Vec<NodeId> = w
+        .scenario
+        .nodes()
+        .into_iter()
+        .filter(|n| n.can_crash())
+        .collect();
+    let mut choices = Vec::new();
+    let rules = (Losable::Any, Millis::HOUR);
+    bounded_choices(w, bound, Used::default(), &crashable, rules, &mut choices);
+    successors(Box::new(w.clone()), &mut choices, |_, _, _| true);
+    choices
+}
+
 /// Takes each of `choices` in `parent`, and hands `f` the choice's index,
 /// the choice and the world it leads to. A fired event that starts a race
 /// among waiting statements (so may a crash) adds a choice per other winner
@@ -342,9 +402,23 @@ fn successors(
             ))
         };
         w.choose(&c);
-        if let (Some(start), Some(r)) = (Start::of(c), w.db.races.get(races)) {
-            let others = 1..r.candidates.len() as u32;
-            choices.extend(others.map(|p| Choice::Race(start, p)));
+        // Each other winner of each race this choice started is a successor:
+        // a choice that already names winners adds only those of the races
+        // after its last named one, so each combination is listed once.
+        let (start, named) = match c {
+            Choice::Race(start, picks) => (Some(start), Some(picks)),
+            c => (Start::of(c), None),
+        };
+        if let Some(start) = start {
+            let picks = named.unwrap_or(Picks(0));
+            let started = w.db.races.get(races..).unwrap_or_default();
+            for (j, r) in started.iter().enumerate().take(Picks::MAX_RACES) {
+                if j < picks.len() {
+                    continue;
+                }
+                let others = 1..(r.candidates.len() as u32).min(16);
+                choices.extend(others.map(|k| Choice::Race(start, picks.with(j, k))));
+            }
         }
         if !f(i - 1, c, w) {
             return;

@@ -873,6 +873,74 @@ fn concurrent_duplicates_waiters_race_after_the_completing_commit() {
     );
 }
 
+/// Regression: the explorer branched only on the first race a choice
+/// starts. In counter-increment (five copies, a statement lost) the API's
+/// crash rolls back several transactions at once, and the waiters of each
+/// race in turn: the explorer lists another winner of the second race too
+/// (`Picks` names a winner per race), and taking it lets that waiter win.
+#[test]
+fn the_explorer_branches_on_every_race_one_choice_starts() {
+    use idem_sim::explore::{next_choices, Bound, Picks, Start};
+    use idem_sim::{scenario, Choice, Config, MsgId, Run, ScenarioId, World};
+    let s = scenario::by_id(ScenarioId::CounterIncrement.as_str()).expect("scenario");
+    // From step 12 with message 15 lost, step on (the earliest event each
+    // time) to a state where one choice starts two races or more.
+    let two_races = |mut w: World| loop {
+        let choices = w.choices();
+        let two = choices.iter().find_map(|&c| {
+            let start = Start::of(c)?;
+            let mut next = w.clone();
+            next.choose(&c);
+            (next.db.races.len() >= w.db.races.len() + 2).then_some(start)
+        });
+        if let Some(start) = two {
+            return Some((w, start));
+        }
+        match choices.first() {
+            Some(&c @ Choice::Fire(_)) => w.choose(&c),
+            _ => return None,
+        };
+    };
+    let (w, start) = std::iter::once(s.undefended())
+        .chain(
+            s.defences()
+                .into_iter()
+                .map(|d| s.undefended().with(d, true)),
+        )
+        .find_map(|t| {
+            let cfg = Config::defaults(&s, 0).with_toggles(t);
+            let (run, _) = with_copies(Run::new(s.clone(), cfg), 5);
+            let mut w = run.state_at(12);
+            w.choose(&Choice::Lose(MsgId(15)));
+            two_races(w)
+        })
+        .expect("a choice that starts two races");
+    let bound = Bound {
+        max_losses: 0,
+        max_crashes: 1,
+        max_clock_jumps: 0,
+        max_depth: 1,
+        ..Bound::default()
+    };
+    let second: Vec<Picks> = next_choices(&w, &bound)
+        .into_iter()
+        .filter_map(|c| match c {
+            Choice::Race(s, p) if s == start && p.of(1) != 0 => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !second.is_empty(),
+        "another winner of the second race is a choice"
+    );
+    for p in second {
+        let mut v = w.clone();
+        v.choose(&Choice::Race(start, p));
+        let r = &v.db.races[w.db.races.len() + 1];
+        assert_eq!(r.winner, r.candidates[p.of(1) as usize], "{p:?}");
+    }
+}
+
 /// A ROLLBACK wakes every statement waiting on its key, and any of them may
 /// win: the race is recorded and `race_picks` chooses its winner (the first
 /// waiter by default).
@@ -1061,7 +1129,7 @@ fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
 /// waiter winning, as Postgres's scheduler may.
 #[test]
 fn the_explorer_can_let_another_waiter_win_a_race() {
-    use idem_sim::explore::Start;
+    use idem_sim::explore::{Picks, Start};
     use idem_sim::Choice;
     let (run, _) = counter_increment_with_a_lost_commit();
     let mut raced = 0;
@@ -1077,7 +1145,7 @@ fn the_explorer_can_let_another_waiter_win_a_race() {
             continue;
         };
         let mut other = w.clone();
-        other.choose(&Choice::Race(Start::Fire(next), 1));
+        other.choose(&Choice::Race(Start::Fire(next), Picks(1)));
         assert_eq!(other.db.races[n].winner, r.candidates[1]);
         assert_ne!(other.db.races[n].winner, r.winner);
         raced += 1;
@@ -1115,7 +1183,7 @@ fn crash_that_starts_a_race() -> (idem_sim::World, idem_sim::NodeId, usize) {
 /// race costs the path its crash.
 #[test]
 fn the_explorer_branches_on_the_winner_of_a_race_a_crash_starts() {
-    use idem_sim::explore::{explore, Bound, Start};
+    use idem_sim::explore::{explore, Bound, Picks, Start};
     use idem_sim::Choice;
     let (w, holder, waiters) = crash_that_starts_a_race();
     assert!(waiters > 1);
@@ -1144,7 +1212,7 @@ fn the_explorer_branches_on_the_winner_of_a_race_a_crash_starts() {
             .map_or(1, |r| r.candidates.len());
         for k in 0..won as u32 {
             let mut v = w.clone();
-            v.choose(&Choice::Race(Start::Crash(n), k));
+            v.choose(&Choice::Race(Start::Crash(n), Picks(k)));
             crashes.push(v.fingerprint());
         }
     }
@@ -1161,7 +1229,7 @@ fn the_explorer_branches_on_the_winner_of_a_race_a_crash_starts() {
     );
     // The waiter that wins is the one picked, and the holder is down.
     let mut other = w.clone();
-    other.choose(&Choice::Race(Start::Crash(holder), 1));
+    other.choose(&Choice::Race(Start::Crash(holder), Picks(1)));
     let r = &other.db.races[w.db.races.len()];
     assert_eq!(r.winner, r.candidates[1]);
     assert!(!other.is_up(holder));

@@ -82,11 +82,11 @@ pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
     for c in path {
         let line = match *c {
             Choice::Race(Start::Crash(n), k) => {
-                format!("{:>10}  CRASH {n} (race; waiter {k} wins)", "")
+                format!("{:>10}  CRASH {n} ({k})", "")
             }
             Choice::Fire((at, seq)) | Choice::Race(Start::Fire((at, seq)), _) => {
                 let race = match *c {
-                    Choice::Race(_, k) => format!(" (race; waiter {k} wins)"),
+                    Choice::Race(_, k) => format!(" ({k})"),
                     _ if w.queue.first_key() == Some(&(at, seq)) => String::new(),
                     _ => " (race)".to_string(),
                 };
