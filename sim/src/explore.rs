@@ -361,17 +361,21 @@ fn bounded_choices(
 /// The choices the explorer takes from `w` with no fault used yet, each other
 /// winner of every race they start included (as [`Search`] lists them).
 pub fn next_choices(w: &World, bound: &Bound) -> Vec<Choice> {
-    let crashable: Vec<NodeId> = w
-        .scenario
-        .nodes()
-        .into_iter()
-        .filter(|n| n.can_crash())
-        .collect();
     let mut choices = Vec::new();
-    let rules = (Losable::Any, Millis::HOUR);
-    bounded_choices(w, bound, Used::default(), &crashable, rules, &mut choices);
+    let crashable = crashable(w);
+    bounded_choices(w, bound, Used::default(), &crashable, RULES, &mut choices);
     successors(Box::new(w.clone()), &mut choices, |_, _, _| true);
     choices
+}
+
+/// What the search may do beside firing events: lose any message, and move
+/// the clock by an hour (the lab's "+1 h").
+const RULES: (Losable, Millis) = (Losable::Any, Millis::HOUR);
+
+/// The nodes of `w`'s scenario that can crash.
+fn crashable(w: &World) -> Vec<NodeId> {
+    let nodes = w.scenario.nodes().into_iter();
+    nodes.filter(|n| n.can_crash()).collect()
 }
 
 /// Takes each of `choices` in `parent`, and hands `f` the choice's index,
@@ -614,12 +618,7 @@ pub struct Search {
 
 impl Search {
     pub fn new(start: &World, bound: Bound) -> Search {
-        let crashable: Vec<NodeId> = start
-            .scenario
-            .nodes()
-            .into_iter()
-            .filter(|n| n.can_crash())
-            .collect();
+        let crashable = crashable(start);
         let mut found = Found {
             report: Report {
                 states: 0,
@@ -649,7 +648,7 @@ impl Search {
             tree: &tree,
             bound: &bound,
             crashable: &crashable,
-            rules: (Losable::Any, Millis::HOUR),
+            rules: RULES,
         };
         found.look(&start, &paths, 0);
         let mut open = VecDeque::new();

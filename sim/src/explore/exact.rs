@@ -24,11 +24,6 @@ fn start(s: &Scenario, defended: bool) -> World {
     w
 }
 
-fn crashable(w: &World) -> Vec<NodeId> {
-    let nodes = w.scenario.nodes().into_iter();
-    nodes.filter(|n| n.can_crash()).collect()
-}
-
 /// Everything reachable from `w` with `used` of the fault budget spent
 /// (the keys, sorted), and the ends reached (their outcomes, sorted): `None`
 /// when that is more than `cap` states.
@@ -39,8 +34,7 @@ fn futures(w: &World, used: Used, bound: &Bound, cap: usize) -> Option<(Vec<u64>
     let mut open = VecDeque::from([(Box::new(w.clone()), used)]);
     let mut choices = Vec::new();
     while let Some((w, used)) = open.pop_front() {
-        let jump = (Losable::Any, Millis::HOUR);
-        bounded_choices(&w, bound, used, &crashable, jump, &mut choices);
+        bounded_choices(&w, bound, used, &crashable, RULES, &mut choices);
         successors(w, &mut choices, |_, c, next| {
             let used = used.after(&c);
             if seen.insert(used.key(&next)) {
@@ -78,8 +72,7 @@ fn check_merges(id: &str, start: &World, bound: &Bound, keep: usize) -> usize {
     let crashable = crashable(start);
     let mut choices = Vec::new();
     while let Some((w, used)) = open.pop_front() {
-        let jump = (Losable::Any, Millis::HOUR);
-        bounded_choices(&w, bound, used, &crashable, jump, &mut choices);
+        bounded_choices(&w, bound, used, &crashable, RULES, &mut choices);
         successors(Box::new(w), &mut choices, |_, c, next| {
             let used = used.after(&c);
             let key = used.key(&next);
