@@ -48,15 +48,19 @@ impl Invariant {
             Invariant::NewerWriteKept => w.newest.is_none_or(|v| w.email().as_deref() == Some(v)),
             // Each refund the app has its answer for has money going back at the
             // processor; one it was told, asking after its deadline, was never
-            // made (404) it knows is not: the user can ask again.
+            // made (404) has none: the user can ask again, and the app knows it.
             Invariant::RefundMade => w.client.ops.iter().enumerate().all(|(i, o)| {
-                !matches!(o.spec, OpSpec::Refund(_))
-                    || !o.belief.is_definite()
-                    || o.belief == Belief::Failed(404, ErrorCode::NotFound)
-                    || w.processor
+                let back = || {
+                    w.processor
                         .charges
                         .iter()
                         .any(|c| c.op == i && c.amount < 0)
+                };
+                match &o.belief {
+                    _ if !matches!(o.spec, OpSpec::Refund(_)) => true,
+                    Belief::Failed(404, ErrorCode::NotFound) => !back(),
+                    b => !b.is_definite() || back(),
+                }
             }),
             Invariant::AppShowsWhatHappened => w.app_shows_what_happened(),
         }

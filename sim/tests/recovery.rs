@@ -219,7 +219,26 @@ fn next_post(run: &Run, from: usize) -> Option<(usize, idem_sim::MsgId)> {
 /// window has closed, and only then is told 404.
 #[test]
 fn idempotency_key_a_status_read_while_an_attempt_may_still_arrive_is_not_a_404() {
-    let mut r = defended("idempotency-key", 0);
+    a_status_read_while_an_attempt_may_still_arrive_is_not_a_404("idempotency-key");
+}
+
+/// The same for an order paid with a lease and a like deduplicated by its
+/// operation id: they had no TTL, so their status read answered 404 at once,
+/// while the app's last attempt, seconds old, could still pay the order or
+/// count the like. Now a request older than a day is refused there too (400
+/// `request_expired`), and the read answers 503 until then.
+#[test]
+fn status_transition_a_status_read_while_an_attempt_may_still_arrive_is_not_a_404() {
+    a_status_read_while_an_attempt_may_still_arrive_is_not_a_404("status-transition");
+}
+
+#[test]
+fn counter_increment_a_status_read_while_an_attempt_may_still_arrive_is_not_a_404() {
+    a_status_read_while_an_attempt_may_still_arrive_is_not_a_404("counter-increment");
+}
+
+fn a_status_read_while_an_attempt_may_still_arrive_is_not_a_404(id: &str) {
+    let mut r = defended(id, 0);
     let mut from = 0;
     let mut lost = 0;
     while let Some((k, m)) = next_post(&r, from) {
@@ -271,4 +290,40 @@ fn idempotency_key_a_status_read_while_an_attempt_may_still_arrive_is_not_a_404(
         r.text()
     );
     all_hold_at_the_end(&r, "every attempt lost");
+}
+
+/// Review of `RefundMade`: it accepted any refund the app was told was never
+/// made (404), even with money gone back at the processor, so an app that
+/// tells the user "no refund" after one was made passed. Now a 404 holds only
+/// where nothing went back; a refund the app knows was made still holds.
+#[test]
+fn key_scope_a_refund_the_app_was_told_was_never_made_must_not_have_been() {
+    let s = scenario::by_id("key-scope").unwrap();
+    let t = s.defended();
+    let config = Config::defaults(&s, 0).with_toggles(t);
+    let mut w = idem_sim::World::new(std::sync::Arc::new(s.clone()), config);
+    let refund = w
+        .client
+        .ops
+        .iter()
+        .position(|o| matches!(o.spec, idem_sim::scenario::OpSpec::Refund(_)))
+        .unwrap();
+    w.client.ops[refund].belief = idem_sim::world::Belief::Failed(404, ErrorCode::NotFound);
+    assert!(
+        Invariant::RefundMade.holds(&w),
+        "told 404, nothing went back"
+    );
+    w.processor.charges.push(idem_sim::world::Charge {
+        id: "re_1".into(),
+        amount: -100,
+        key: Some("order-42".into()),
+        at: Millis(0),
+        op: refund,
+    });
+    assert!(
+        !Invariant::RefundMade.holds(&w),
+        "told 404, money went back"
+    );
+    w.client.ops[refund].belief = idem_sim::world::Belief::Succeeded("re_1".into());
+    assert!(Invariant::RefundMade.holds(&w), "told made, and made");
 }

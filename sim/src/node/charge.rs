@@ -23,7 +23,7 @@ use crate::vecmap::VecMap;
 /// up is resumed by a retry; the takeover is fenced, so a slow owner that wakes
 /// up after it cannot write.
 pub const CLAIM_LEASE: Millis = Millis(3_000);
-const TTL_DAY: Millis = Millis::hours(24);
+pub(crate) const TTL_DAY: Millis = Millis::hours(24);
 const TTL_WEEK: Millis = Millis::hours(24 * 7);
 
 /// The key handling an API instance does, derived from the scenario and its toggles.

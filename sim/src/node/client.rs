@@ -6,6 +6,7 @@ use crate::belief::Belief;
 use crate::http::{Asked, Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
 use crate::net::{NodeId, Payload};
 use crate::node::charge::key_cfg;
+use crate::node::handlers::op_ttl;
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::{KeyMode, OpSpec, Toggle};
 use crate::time::Millis;
@@ -474,9 +475,9 @@ impl Client {
             }
             (503, Reply::Error(ErrorCode::OutcomeUnknown)) if check => {
                 // It cannot tell yet: an attempt may still arrive and be charged
-                // until it is older than the key's TTL. Ask again then.
+                // until it is older than the key's (or the order's) TTL. Ask again then.
                 self.lane_done(op, lane, out);
-                let ttl = key_cfg(out.scenario, out.toggles).map_or(Millis(0), |c| c.ttl);
+                let ttl = op_ttl(out.scenario, out.toggles).unwrap_or(Millis(0));
                 self.check_later(op, self.ops[op].last_sent + ttl, out);
             }
             (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {

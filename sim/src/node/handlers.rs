@@ -9,7 +9,9 @@ use crate::node::charge::CLAIM_LEASE;
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
-use crate::scenario::{Handler, Phase, Toggle, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
+use crate::scenario::{
+    Handler, Phase, Scenario, Toggle, Toggles, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
+};
 use crate::time::Millis;
 use crate::vecmap::VecMap;
 
@@ -105,6 +107,10 @@ pub(crate) fn rules(
                 cond: vec![Cond::Eq("id", Value::Int(1))],
             };
             match (h.phase, input) {
+                // Older than the operation id's TTL: the app has been told (404) or may be.
+                (Phase::Receive | Phase::Begin, _) if dedup && stale(h, out) => {
+                    Move::error(400, ErrorCode::RequestExpired)
+                }
                 (Phase::Receive, _) if dedup => Move::Go(Phase::Begin, Call::Sql(Stmt::Begin)),
                 (Phase::Receive, _) => Move::Go(Phase::Increment, Call::Sql(inc)),
                 (Phase::Begin, _) => Move::Go(
@@ -194,7 +200,12 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
             }),
         )
     };
+    // Sent longer ago than the order's TTL: refused before it claims and before it charges.
+    let expired = stale(h, out);
     match (h.phase, input) {
+        (Phase::Receive, _) | (Phase::ClaimOrder | Phase::Takeover, Input::Sql(_)) if expired => {
+            Move::error(400, ErrorCode::RequestExpired)
+        }
         (Phase::Receive, _) => {
             let cond = vec![this, Cond::Eq("status", Value::text("NEW"))];
             lease(h, cond, Phase::ClaimOrder)
@@ -268,6 +279,24 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
     }
 }
 
+/// How long the API stands by an operation's key (the payment's key, the
+/// order's id, the like's operation id): a request sent longer ago is refused
+/// (400 `request_expired`) before it changes anything, so a status read may
+/// answer 404 once the latest attempt is older. `None` where nothing is
+/// deduplicated (the app has no status to ask for, or the pitfall answers at once).
+pub fn op_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
+    match s.handler {
+        Handler::PayOrder if toggles.has(Toggle::PayingLease) => Some(charge::TTL_DAY),
+        Handler::Like if toggles.has(Toggle::OpDedup) => Some(charge::TTL_DAY),
+        _ => charge::key_cfg(s, toggles).map(|c| c.ttl),
+    }
+}
+
+/// Sent longer ago than [`op_ttl`]: refused before it changes anything.
+fn stale(h: &Handling, out: &Out) -> bool {
+    op_ttl(out.scenario, out.toggles).is_some_and(|ttl| h.req.sent + ttl <= out.now)
+}
+
 /// `GET /payments?key=K1` and its kin (`/refunds`, `/orders/42`,
 /// `/posts/1/likes/op_7f3a`): what became of an operation, asked by its key
 /// once the app has stopped retrying it. An idempotent read that reconciles
@@ -290,8 +319,8 @@ fn status(
     let user = h.req.user;
     let key = key.unwrap_or_default();
     let cfg = charge::key_cfg(out.scenario, out.toggles);
-    let not_found = match cfg {
-        Some(c) if out.now < since + c.ttl => Move::error(503, ErrorCode::OutcomeUnknown),
+    let not_found = match op_ttl(out.scenario, out.toggles) {
+        Some(ttl) if out.now < since + ttl => Move::error(503, ErrorCode::OutcomeUnknown),
         _ => Move::error(404, ErrorCode::NotFound),
     };
     let amount = of.amount();
