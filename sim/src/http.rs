@@ -4,7 +4,7 @@
 //! request with the key is still being processed.
 
 use crate::time::Millis;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// Index of a client operation (a conceptual request such as "Pay $100").
 pub type OpId = usize;
@@ -80,20 +80,26 @@ impl Body {
     }
 
     pub fn path(&self) -> String {
+        let mut s = String::new();
+        let _ = self.write_path(&mut s);
+        s
+    }
+
+    fn write_path(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
-            Body::Charge { .. } => "/charges".into(),
-            Body::Refund { .. } => "/refunds".into(),
-            Body::Debit { .. } => "/accounts/1/debit".into(),
-            Body::ReadAccount => "/accounts/1".into(),
-            Body::Like { .. } => "/posts/1/like".into(),
-            Body::PayOrder { order, .. } => format!("/orders/{order}/pay"),
-            Body::Relay => String::new(),
-            Body::Put { .. } | Body::ReadProfile => "/profile".into(),
+            Body::Charge { .. } => f.write_str("/charges"),
+            Body::Refund { .. } => f.write_str("/refunds"),
+            Body::Debit { .. } => f.write_str("/accounts/1/debit"),
+            Body::ReadAccount => f.write_str("/accounts/1"),
+            Body::Like { .. } => f.write_str("/posts/1/like"),
+            Body::PayOrder { order, .. } => write!(f, "/orders/{order}/pay"),
+            Body::Relay => Ok(()),
+            Body::Put { .. } | Body::ReadProfile => f.write_str("/profile"),
             Body::Status { of, .. } => match of {
-                Asked::Payment(_) => "/payments".into(),
-                Asked::Refund(_) => "/refunds".into(),
-                Asked::Order { order, .. } => format!("/orders/{order}"),
-                Asked::Like(op_id) => format!("/posts/1/likes/{op_id}"),
+                Asked::Payment(_) => f.write_str("/payments"),
+                Asked::Refund(_) => f.write_str("/refunds"),
+                Asked::Order { order, .. } => write!(f, "/orders/{order}"),
+                Asked::Like(op_id) => write!(f, "/posts/1/likes/{op_id}"),
             },
         }
     }
@@ -113,21 +119,29 @@ impl Body {
 
     /// The JSON body as sent.
     pub fn json(&self) -> String {
+        let mut s = String::new();
+        let _ = self.write_json(&mut s);
+        s
+    }
+
+    fn write_json(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
-            Body::Charge { amount } => format!("{{\"amount\":{amount},\"currency\":\"usd\"}}"),
-            Body::Refund { amount } => format!("{{\"amount\":{amount}}}"),
+            Body::Charge { amount } => write!(f, "{{\"amount\":{amount},\"currency\":\"usd\"}}"),
+            Body::Refund { amount } | Body::PayOrder { amount, .. } => {
+                write!(f, "{{\"amount\":{amount}}}")
+            }
             Body::Debit {
                 amount,
                 expected_version,
             } => {
-                format!("{{\"amount\":{amount},\"expected_version\":{expected_version}}}")
+                write!(
+                    f,
+                    "{{\"amount\":{amount},\"expected_version\":{expected_version}}}"
+                )
             }
-            Body::ReadAccount | Body::ReadProfile | Body::Relay | Body::Status { .. } => {
-                String::new()
-            }
-            Body::Put { email, .. } => format!("{{\"email\":\"{email}\"}}"),
-            Body::Like { op_id } => format!("{{\"op_id\":\"{op_id}\"}}"),
-            Body::PayOrder { amount, .. } => format!("{{\"amount\":{amount}}}"),
+            Body::ReadAccount | Body::ReadProfile | Body::Relay | Body::Status { .. } => Ok(()),
+            Body::Put { email, .. } => write!(f, "{{\"email\":\"{email}\"}}"),
+            Body::Like { op_id } => write!(f, "{{\"op_id\":\"{op_id}\"}}"),
         }
     }
 
@@ -148,13 +162,27 @@ impl Body {
     }
 
     /// The request fingerprint: a short FNV-1a hash of method, path and body.
+    /// Hashed as it is written, without a string (the explorer asks for it at
+    /// every request a handler takes).
     pub fn fingerprint(&self) -> String {
-        let mut h: u32 = 0x811c_9dc5;
-        for b in format!("{} {} {}", self.method(), self.path(), self.json()).bytes() {
-            h ^= u32::from(b);
-            h = h.wrapping_mul(0x0100_0193);
+        struct Fnv(u32);
+        impl fmt::Write for Fnv {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                for b in s.bytes() {
+                    self.0 ^= u32::from(b);
+                    self.0 = self.0.wrapping_mul(0x0100_0193);
+                }
+                Ok(())
+            }
         }
-        format!("{h:08x}")
+        let mut h = Fnv(0x811c_9dc5);
+        let _ = (h.write_str(self.method()), h.write_str(" "));
+        let _ = (
+            self.write_path(&mut h),
+            h.write_str(" "),
+            self.write_json(&mut h),
+        );
+        format!("{:08x}", h.0)
     }
 }
 
@@ -295,5 +323,19 @@ mod tests {
         assert_eq!(a, Body::Charge { amount: 100 }.fingerprint());
         assert_ne!(a, Body::Charge { amount: 150 }.fingerprint());
         assert_eq!(a.len(), 8);
+        // FNV-1a of the request line and the body as the page shows them.
+        assert_eq!(
+            a, "191922c9",
+            "POST /charges {{\"amount\":100,\"currency\":\"usd\"}}"
+        );
+        let order = Body::PayOrder {
+            order: 7,
+            amount: 30,
+        };
+        assert_eq!(
+            order.fingerprint(),
+            "da136e01",
+            "POST /orders/7/pay {{\"amount\":30}}"
+        );
     }
 }
