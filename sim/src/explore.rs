@@ -31,6 +31,7 @@
 //! reorderings into the page's commands (`Run::apply_at`); [`describe`] prints
 //! one.
 
+use crate::db::Db;
 use crate::invariant::Expect;
 use crate::net::{Fate, Msg, MsgId, NodeId};
 use crate::time::Millis;
@@ -266,12 +267,15 @@ impl World {
     fn compact(&mut self) {
         self.queue.shrink_to_fit();
         self.msgs.shrink_to_fit();
-        for a in &mut self.apis {
-            a.handling.shrink_to_fit();
-            a.memory.shrink_to_fit();
-        }
-        self.redis.keys.shrink_to_fit();
-        self.db.compact();
+        // A part another world shares was copied at its length already.
+        self.apis.if_unique(|apis| {
+            for a in apis {
+                a.handling.shrink_to_fit();
+                a.memory.shrink_to_fit();
+            }
+        });
+        self.redis.if_unique(|r| r.keys.shrink_to_fit());
+        self.db.if_unique(Db::compact);
     }
 }
 

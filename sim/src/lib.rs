@@ -40,6 +40,7 @@ pub mod redis;
 pub mod rng;
 pub mod run;
 pub mod scenario;
+pub mod shared;
 pub mod text;
 pub mod time;
 pub mod trace;

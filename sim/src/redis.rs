@@ -81,6 +81,13 @@ pub struct Redis {
 }
 
 impl Redis {
+    /// Whether a key's TTL has run out at `now`.
+    pub fn expires_by(&self, now: Millis) -> bool {
+        self.keys
+            .values()
+            .any(|e| e.expires_at.is_some_and(|t| t <= now))
+    }
+
     /// Removes keys whose TTL has run out at `now`; returns their names.
     pub fn expire(&mut self, now: Millis) -> Vec<String> {
         let gone: Vec<String> = self

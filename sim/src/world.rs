@@ -15,6 +15,7 @@ use crate::out::Out;
 use crate::redis::Redis;
 use crate::rng::Rng;
 use crate::scenario::{Handler, Scenario, Toggle, Toggles, When, EMAILS, USER_ID};
+use crate::shared::Shared;
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -80,15 +81,15 @@ pub struct World {
     pub faults: Vec<FaultRule>,
     pub(crate) crashes_left: Vec<u32>,
     pub(crate) random_crashes: u32,
-    pub client: Client,
-    pub apis: Vec<Api>,
+    pub client: Shared<Client>,
+    pub apis: Shared<Vec<Api>>,
     pub(crate) lb: u8,
-    pub redis: Redis,
-    pub db: Db,
-    pub processor: Processor,
+    pub redis: Shared<Redis>,
+    pub db: Shared<Db>,
+    pub processor: Shared<Processor>,
     /// The mail service: the receipts the customer received.
-    pub mail: Mail,
-    pub broker: Broker,
+    pub mail: Shared<Mail>,
+    pub broker: Shared<Broker>,
     pub producer: Producer,
     pub consumer: Consumer,
     /// Which node owns each database connection.
@@ -216,14 +217,14 @@ impl World {
             faults: scenario.faults_for(config.toggles),
             crashes_left: scenario.crashes.iter().map(|c| c.times).collect(),
             random_crashes: 0,
-            client: Client::new(scenario.ops),
-            apis: (0..scenario.apis).map(|_| Api::new()).collect(),
+            client: Shared::new(Client::new(scenario.ops)),
+            apis: Shared::new((0..scenario.apis).map(|_| Api::new()).collect()),
             lb: 0,
-            redis: Redis::default(),
-            db,
-            processor: Processor::default(),
-            mail: Mail::default(),
-            broker: Broker::default(),
+            redis: Shared::default(),
+            db: Shared::new(db),
+            processor: Shared::default(),
+            mail: Shared::default(),
+            broker: Shared::default(),
             producer: Producer::default(),
             consumer: Consumer {
                 up: true,
@@ -404,6 +405,10 @@ impl World {
 
     /// Redis drops the keys whose TTL ran out.
     fn expire(&mut self, hs: &mut Vec<Happening>) {
+        // Redis is shared by the world's copies until it changes: look first.
+        if !self.redis.expires_by(self.now) {
+            return;
+        }
         for k in self.redis.expire(self.now) {
             hs.push(Happening::KeyExpired(k));
         }

@@ -1,6 +1,7 @@
 //! A world's fingerprint for the explorer's visited set: a 64-bit hash of
 //! its canonical form, leaving out bookkeeping, and the hashers it uses.
 
+use crate::db::Db;
 use crate::net::Msg;
 use crate::time::Millis;
 use crate::world::{Api, Client, ClientOp, Event, EventKey, Handling, Lane, World};
@@ -20,7 +21,9 @@ impl World {
     /// does hold (requests, payments, transactions, rows) are hashed: two
     /// worlds that differ only in them hand out different ids later. The
     /// scenario is hashed by its id (worlds of one exploration share it). The
-    /// same on every platform (lengths are hashed as 64-bit words).
+    /// nodes' states that copies of a world share ([`crate::shared::Shared`])
+    /// are hashed once per version, and their hash goes in. The same on every
+    /// platform (lengths are hashed as 64-bit words).
     pub fn fingerprint(&self) -> u64 {
         let mut h = FxHasher::default();
         self.hash_canonical(&mut h);
@@ -100,17 +103,20 @@ impl World {
         faults.hash(h);
         crashes_left.hash(h);
         random_crashes.hash(h);
-        hash_client(client, h);
-        h.write_usize(apis.len());
-        for api in apis {
-            hash_api(api, h);
-        }
+        // The parts the world's copies share are hashed once per version.
+        h.write_u64(client.hash_with::<FxHasher>(hash_client));
+        h.write_u64(apis.hash_with::<FxHasher>(|apis, h| {
+            h.write_usize(apis.len());
+            for api in apis {
+                hash_api(api, h);
+            }
+        }));
         lb.hash(h);
-        redis.hash(h);
-        db.hash_state(h);
-        processor.hash(h);
-        mail.hash(h);
-        broker.hash(h);
+        h.write_u64(redis.hash_with::<FxHasher>(Hash::hash));
+        h.write_u64(db.hash_with::<FxHasher>(Db::hash_state));
+        h.write_u64(processor.hash_with::<FxHasher>(Hash::hash));
+        h.write_u64(mail.hash_with::<FxHasher>(Hash::hash));
+        h.write_u64(broker.hash_with::<FxHasher>(Hash::hash));
         producer.hash(h);
         consumer.hash(h);
         conns.hash(h);

@@ -1,0 +1,156 @@
+//! A part of the world that copies of the world share until one of them
+//! changes it (copy on write), with its fingerprint remembered.
+//!
+//! The explorer clones a world for every choice it takes, and most choices
+//! touch one or two nodes: the others' state (the database's rows, Redis's
+//! keys, the processor's charges) was copied for nothing, and hashed again
+//! for nothing. A [`Shared`] part is an `Arc`: a clone shares it, reading it
+//! is a deref, and the first mutable borrow of a shared one copies it
+//! (`Arc::make_mut`) and forgets its remembered hash. So a world's parts are
+//! copied only when they change, and hashed only once per version
+//! ([`Shared::hash_with`]).
+
+use std::hash::{Hash, Hasher};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// A value shared by the world's copies until one changes it.
+pub struct Shared<T>(Arc<Inner<T>>);
+
+struct Inner<T> {
+    value: T,
+    /// The fingerprint of `value` ([`Shared::hash_with`]), 0 while unknown.
+    hash: AtomicU64,
+}
+
+impl<T: Clone> Clone for Inner<T> {
+    fn clone(&self) -> Self {
+        Inner {
+            value: self.value.clone(),
+            hash: AtomicU64::new(self.hash.load(Relaxed)),
+        }
+    }
+}
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Shared<T> {
+        Shared(Arc::new(Inner {
+            value,
+            hash: AtomicU64::new(0),
+        }))
+    }
+
+    /// `f`'s hash of the value, computed once per version of it: a world and
+    /// its copies that did not change this part share the result. `f` must be
+    /// the same function at every call (the explorer's canonical hash).
+    pub fn hash_with<H: Hasher + Default>(&self, f: impl FnOnce(&T, &mut H)) -> u64 {
+        let known = self.0.hash.load(Relaxed);
+        if known != 0 {
+            return known;
+        }
+        let mut h = H::default();
+        f(&self.0.value, &mut h);
+        // 0 means unknown: a hash of 0 is remembered as 1.
+        let v = h.finish().max(1);
+        self.0.hash.store(v, Relaxed);
+        v
+    }
+
+    /// The value, to give back room its collections grew into, only if no
+    /// other copy shares it (a shared one was copied at its length). `f` must
+    /// not change what the value is: the remembered hash is kept.
+    pub fn if_unique(&mut self, f: impl FnOnce(&mut T)) {
+        if let Some(inner) = Arc::get_mut(&mut self.0) {
+            f(&mut inner.value);
+        }
+    }
+}
+
+impl<T> Deref for Shared<T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0.value
+    }
+}
+
+impl<T: Clone> DerefMut for Shared<T> {
+    /// Copies the value if another copy of the world shares it, and forgets
+    /// its hash (the caller may change it).
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        let inner = Arc::make_mut(&mut self.0);
+        *inner.hash.get_mut() = 0;
+        &mut inner.value
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Shared<T>
+where
+    &'a T: IntoIterator,
+{
+    type Item = <&'a T as IntoIterator>::Item;
+    type IntoIter = <&'a T as IntoIterator>::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        (&self.0.value).into_iter()
+    }
+}
+
+impl<T: PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.value == other.0.value
+    }
+}
+
+impl<T: Eq> Eq for Shared<T> {}
+
+impl<T: Hash> Hash for Shared<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.value.hash(state);
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.value.fmt(f)
+    }
+}
+
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared::new(T::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_shares_until_it_changes_and_then_hashes_anew() {
+        let a = Shared::new(vec![1, 2, 3]);
+        let mut b = a.clone();
+        let hash = |v: &Vec<i32>, h: &mut std::hash::DefaultHasher| v.hash(h);
+        let ha = a.hash_with(hash);
+        assert_eq!(
+            b.hash_with(|_, _: &mut std::hash::DefaultHasher| panic!("remembered")),
+            ha
+        );
+        assert!(Arc::ptr_eq(&a.0, &b.0));
+        b.push(4);
+        assert!(!Arc::ptr_eq(&a.0, &b.0));
+        assert_eq!(*a, vec![1, 2, 3]);
+        assert_ne!(b.hash_with(hash), ha);
+        b.pop();
+        assert_eq!(b.hash_with(hash), ha);
+        assert_eq!(a, b);
+    }
+}
