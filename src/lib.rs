@@ -24,5 +24,50 @@ pub mod params;
 pub mod progress;
 pub mod render;
 pub mod seqdiag;
+/// Label templates whose arity the compiler checks: a call with one argument too
+/// few, or a text with one placeholder too many, does not compile.
+///
+/// ```
+/// use idempotency_lab::template::{count, fill, Counted, Template};
+/// static STEP: Template<2> = Template::new("Step {} of {}");
+/// static CHARGES: Counted<1> = Counted::new("{} charge[|s], {} in all");
+/// assert_eq!(fill(STEP, &["1", "3"]), "Step 1 of 3");
+/// assert_eq!(count(CHARGES, 2, &["$2"]), "2 charges, $2 in all");
+/// ```
+///
+/// One argument too few:
+///
+/// ```compile_fail,E0308
+/// use idempotency_lab::template::{fill, Template};
+/// static STEP: Template<2> = Template::new("Step {} of {}");
+/// fill(STEP, &["1"]);
+/// ```
+///
+/// A text with one placeholder too many for its type:
+///
+/// ```compile_fail,E0080
+/// use idempotency_lab::template::Template;
+/// static STEP: Template<1> = Template::new("Step {} of {}");
+/// ```
+///
+/// A counted label without its choice of forms, and a template with one:
+///
+/// ```compile_fail,E0080
+/// use idempotency_lab::template::Counted;
+/// static CHARGES: Counted<0> = Counted::new("{} charges");
+/// ```
+///
+/// ```compile_fail,E0080
+/// use idempotency_lab::template::Template;
+/// static CHARGES: Template<1> = Template::new("{} charge[|s]");
+/// ```
+///
+/// A counted label's extra arguments, one too many:
+///
+/// ```compile_fail,E0308
+/// use idempotency_lab::template::{count, Counted};
+/// static RETRIES: Counted<0> = Counted::new("{} retr[y|ies]");
+/// count(RETRIES, 2, &["x"]);
+/// ```
 pub mod template;
 pub mod ui;

@@ -2,7 +2,7 @@
 //! trace says what happened as data; this turns it into sentences using the
 //! templates of the lesson's [`Ui`] text. It decides nothing about the run.
 
-use crate::lesson::Ui;
+use crate::lesson::{Template, Ui};
 use idem_sim::http::ErrorCode;
 use idem_sim::net::{LossCause, Payload};
 use idem_sim::scenario::{Phase, Scenario, EMAILS};
@@ -77,7 +77,7 @@ pub fn short_duration(ui: &Ui, t: Millis) -> String {
 /// Why a command was refused, in the reader's language (the core's `Display` of
 /// `CommandError` is English, for its own text trace); `s` names its nodes.
 pub fn refusal(ui: &Ui, s: &Scenario, e: &CommandError) -> String {
-    let one = |t: &str, a: &str| fill(t, &[a]);
+    let one = |t: Template<1>, a: &str| fill(t, &[a]);
     match e {
         CommandError::NoSuchMessage(m) => one(ui.cmd_no_message, &m.0.to_string()),
         CommandError::NotCrashable(n) => one(ui.cmd_not_crashable, &node_name(ui, s, *n)),
@@ -761,6 +761,6 @@ mod tests {
 
     #[test]
     fn fill_replaces_in_order() {
-        assert_eq!(fill("{} of {}", &["3", "9"]), "3 of 9");
+        assert_eq!(fill(Template::new("{} of {}"), &["3", "9"]), "3 of 9");
     }
 }

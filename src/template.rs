@@ -8,6 +8,133 @@
 //! of forms names the language's rule, so a label needs no language beside it;
 //! the host test `every_counted_label_has_its_forms_in_both_languages` keeps two
 //! in English and three in Russian.
+//!
+//! # Arity, checked by the compiler
+//!
+//! A label with placeholders is a [`Template<N>`] (`N` placeholders, no choice of
+//! forms) or a [`Counted<N>`] (the count's `{}`, a choice of forms, and `N`
+//! placeholders more). Their constructors are `const`: a label whose text has
+//! another number of `{}` than its type says fails to compile where the lesson's
+//! text declares it (`src/lesson/en.rs`, `ru.rs`). [`fill`] takes exactly `N`
+//! arguments and [`count`] the count and exactly `N` more, so a call with one too
+//! few or too many fails to compile too. The examples that show it, each a
+//! `compile_fail` doctest, are on `template` in `src/lib.rs` (the worker compiles
+//! this file without the page's crate).
+
+/// A label with `N` `{}` placeholders and no choice of forms, filled by [`fill`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(transparent)]
+pub struct Template<const N: usize>(&'static str);
+
+impl<const N: usize> Template<N> {
+    /// The label `text`; fails to compile (in a `static` or `const`) unless it has
+    /// exactly `N` placeholders and no `[`.
+    pub const fn new(text: &'static str) -> Self {
+        assert!(
+            placeholders(text) == N,
+            "a template's text has another number of {{}} than its type"
+        );
+        assert!(
+            !has(text, b'['),
+            "a template with a choice of forms is a Counted"
+        );
+        Template(text)
+    }
+
+    /// The text as written, its placeholders unfilled.
+    pub fn text(self) -> &'static str {
+        self.0
+    }
+}
+
+/// A counted label ([`count`]): the count's `{}`, a choice of forms, and `N`
+/// placeholders more.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(transparent)]
+pub struct Counted<const N: usize>(&'static str);
+
+impl<const N: usize> Counted<N> {
+    /// The label `text`; fails to compile (in a `static` or `const`) unless it has
+    /// exactly `N + 1` placeholders and a `[`.
+    pub const fn new(text: &'static str) -> Self {
+        assert!(
+            placeholders(text) == N + 1,
+            "a counted label's text has another number of {{}} than its type"
+        );
+        assert!(has(text, b'['), "a counted label has a choice of forms");
+        Counted(text)
+    }
+
+    /// The text as written, its forms unchosen.
+    pub fn text(self) -> &'static str {
+        self.0
+    }
+}
+
+/// A field of a table of labels (`lesson::Ui`): plain text, a [`Template`] or a
+/// [`Counted`]. The tables are data: their text is checked by the constructors
+/// where it is written, and the page's copy, which comes as text
+/// (`lesson::parse_labels`), is that text written out.
+pub trait Label: Copy {
+    /// The label's text as written.
+    fn text(self) -> &'static str;
+    /// The label of `text`, as its table wrote it out.
+    fn of(text: &'static str) -> Self;
+}
+
+impl Label for &'static str {
+    fn text(self) -> &'static str {
+        self
+    }
+    fn of(text: &'static str) -> Self {
+        text
+    }
+}
+
+impl<const N: usize> Label for Template<N> {
+    fn text(self) -> &'static str {
+        self.0
+    }
+    fn of(text: &'static str) -> Self {
+        Template(text)
+    }
+}
+
+impl<const N: usize> Label for Counted<N> {
+    fn text(self) -> &'static str {
+        self.0
+    }
+    fn of(text: &'static str) -> Self {
+        Counted(text)
+    }
+}
+
+/// How many `{}` the text has (at compile time, for the constructors).
+pub const fn placeholders(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut i, mut n) = (0, 0);
+    while i + 1 < b.len() {
+        if b[i] == b'{' && b[i + 1] == b'}' {
+            n += 1;
+            i += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Whether the text has the byte `c`.
+const fn has(text: &str, c: u8) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == c {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
 
 /// Separates the forms of a choice `[a|b]`.
 pub const SEP: u8 = b'|';
@@ -69,11 +196,21 @@ pub fn form(label: &str, n: u64) -> String {
     out
 }
 
-/// Fills `{}` placeholders in order. A placeholder without its argument stays
-/// `{}`, on the page for all to see (never dropped); the host test
-/// `every_template_is_filled_with_as_many_arguments_as_it_has_placeholders`
-/// checks every call's count against its template's.
-pub fn fill(template: &str, args: &[&str]) -> String {
+/// The template `t` with its `N` placeholders filled in order.
+pub fn fill<const N: usize>(t: Template<N>, args: &[&str; N]) -> String {
+    fill_text(t.0, args)
+}
+
+/// The counted label `t`: the form the count `n` takes, with `n` for its first
+/// `{}` and `rest` for the others.
+pub fn count<const N: usize>(t: Counted<N>, n: usize, rest: &[&str; N]) -> String {
+    count_text(t.0, n, rest)
+}
+
+/// Fills `{}` placeholders in order, for text whose count no type states (the
+/// worker's labels, and [`fill`]'s work). A placeholder without its argument
+/// stays `{}`, on the page for all to see (never dropped).
+pub fn fill_text(template: &str, args: &[&str]) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     let mut args = args.iter();
@@ -86,12 +223,11 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     out
 }
 
-/// A counted label filled: the form the count `n` takes, with `n` for its first
-/// `{}` and `rest` for the others.
-pub fn count(label: &str, n: usize, rest: &[&str]) -> String {
+/// A counted label filled ([`count`]'s work, for text whose count no type states).
+pub fn count_text(label: &str, n: usize, rest: &[&str]) -> String {
     // The count fills the first `{}`; the others stay `{}` for `rest`.
-    let counted = fill(&form(label, n as u64), &[&n.to_string()]);
-    fill(&counted, rest)
+    let counted = fill_text(&form(label, n as u64), &[&n.to_string()]);
+    fill_text(&counted, rest)
 }
 
 #[cfg(test)]
@@ -101,14 +237,14 @@ mod tests {
     /// `fill` dropped a missing argument silently ("x and ").
     #[test]
     fn a_missing_argument_stays_visible() {
-        assert_eq!(fill("{} of {}", &["1"]), "1 of {}");
-        assert_eq!(fill("{} of {}", &["1", "2", "3"]), "1 of 2");
-        assert_eq!(fill("none", &["x"]), "none");
+        assert_eq!(fill_text("{} of {}", &["1"]), "1 of {}");
+        assert_eq!(fill_text("{} of {}", &["1", "2", "3"]), "1 of 2");
+        assert_eq!(fill_text("none", &["x"]), "none");
     }
 
     #[test]
     fn a_count_fills_the_first_placeholder_of_its_form() {
-        let l = "{} charge[|s], {} in all";
+        let l = Counted::new("{} charge[|s], {} in all");
         assert_eq!(count(l, 1, &["$1"]), "1 charge, $1 in all");
         assert_eq!(count(l, 2, &["$2"]), "2 charges, $2 in all");
     }

@@ -21,7 +21,9 @@
 //! [`listing`] lines are literal code, never parsed.
 //!
 //! UI strings ([`Ui`]) are plain text; some contain `{}` placeholders, filled in order
-//! (each field's doc comment says what goes where).
+//! (each field's doc comment says what goes where). Those are typed by their arity,
+//! [`Template<N>`] or [`Counted<N>`] (see [`crate::template`]): a text with another
+//! number of `{}`, or a call with another number of arguments, does not compile.
 
 pub mod calc;
 pub mod codemap;
@@ -30,6 +32,7 @@ pub mod fragment;
 pub mod listing;
 mod ru;
 
+pub use crate::template::{Counted, Label, Template};
 pub use idem_sim::ScenarioId;
 
 /// A language of the page.
@@ -413,20 +416,25 @@ pub fn lesson(lang: Lang) -> &'static Lesson {
 }
 
 /// Declares [`Ui`] and a walker over all its fields, so no field can be missed by
-/// the tests or by a caller that needs every string.
+/// the tests or by a caller that needs every string. A field is plain text unless
+/// it names its type: a [`Template`] or a [`Counted`] (`name: Template<2>,`),
+/// whose text the compiler checks against its arity where `en.rs` and `ru.rs`
+/// write it.
 macro_rules! ui_struct {
-    ($(#[$sdoc:meta])* $struct:ident; $( $(#[$doc:meta])* $name:ident, )*) => {
+    (@ty) => { &'static str };
+    (@ty $ty:ty) => { $ty };
+    ($(#[$sdoc:meta])* $struct:ident; $( $(#[$doc:meta])* $name:ident $(: $ty:ty)?, )*) => {
         $(#[$sdoc])*
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
         #[repr(C)]
         pub struct $struct {
-            $( $(#[$doc])* pub $name: &'static str, )*
+            $( $(#[$doc])* pub $name: ui_struct!(@ty $($ty)?), )*
         }
 
         impl $struct {
             /// Every field as (field name, text), in declaration order.
             pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
-                vec![$( (stringify!($name), self.$name), )*]
+                vec![$( (stringify!($name), Label::text(self.$name)), )*]
             }
 
             /// How many fields there are.
@@ -435,10 +443,11 @@ macro_rules! ui_struct {
             /// The fields in declaration order (`None` unless exactly [`Self::COUNT`]).
             pub fn from_fields(fields: &[&'static str]) -> Option<Self> {
                 let fields: [&'static str; Self::COUNT] = fields.try_into().ok()?;
-                // SAFETY: the struct is `repr(C)` with `COUNT` fields, all `&'static str`:
-                // its layout is the array's (same size, checked by `transmute`, same
-                // alignment, no padding), in declaration order. Field by field, the
-                // copy cost about 9 KB of WebAssembly.
+                // SAFETY: the struct is `repr(C)` with `COUNT` fields, each a
+                // `&'static str` or a `repr(transparent)` one: its layout is the
+                // array's (same size, checked by `transmute`, same alignment, no
+                // padding), in declaration order. Field by field, the copy cost
+                // about 9 KB of WebAssembly.
                 Some(unsafe { std::mem::transmute::<[&'static str; Self::COUNT], $struct>(fields) })
             }
         }
@@ -469,7 +478,7 @@ ui_struct! {
     restart,
     speed,
     /// `{}` current step, `{}` number of steps.
-    step_of,
+    step_of: Template<2>,
 
     // Faults and time.
     /// Heading of the fault-injection controls.
@@ -522,12 +531,12 @@ ui_struct! {
     dismiss,
     about_scenario,
     /// `{}` is the address that failed.
-    lesson_unavailable,
+    lesson_unavailable: Template<1>,
 
     // Node names.
     node_mobile_app,
     /// A named API instance; `{}` is the instance letter (A, B).
-    node_api_instance,
+    node_api_instance: Template<1>,
     node_redis,
     node_postgres,
     /// Postgres where it holds no payments ledger (`Scenario::takes_payments`).
@@ -579,21 +588,21 @@ ui_struct! {
     /// The app gave up at its deadline: the outcome is unknown, so it never says "failed".
     screen_checking,
     /// `{}` is the amount, e.g. `100.00`.
-    screen_receipt,
+    screen_receipt: Template<1>,
     /// The app was told its refund is made; `{}` is the amount, e.g. `100.00`.
-    screen_refunded,
+    screen_refunded: Template<1>,
     /// The client pane: the name of the retry policy's row.
     retry_policy,
     /// The policy: `{}` the timeout per attempt, `{}` the attempts, `{}` the first
     /// backoff, `{}` the most jitter added, `{}` the deadline.
-    retry_policy_value,
+    retry_policy_value: Template<5>,
     /// Which answers the client retries, and which never.
     retry_rule,
     /// Before the schedule: when each attempt goes out if none is answered, and
     /// that one in red (class `bad`) is not sent if it comes past the deadline.
     retry_schedule,
     /// The deadline (in the policy's row) is not shorter than the key's TTL, `{}`.
-    retry_ttl,
+    retry_ttl: Template<1>,
     /// The client pane's fields of the policy, in `Retry::numbers`' order and units.
     retry_timeout,
     retry_attempts,
@@ -602,17 +611,17 @@ ui_struct! {
     retry_deadline,
     /// A policy's number out of range (a field's or the link's): `{}` the field's
     /// label, `{}` and `{}` the bounds, `{}` what was given, `{}` the number used.
-    retry_range,
+    retry_range: Template<5>,
     /// `retry=` of the link is not five numbers: `{}` is its value.
-    retry_bad,
+    retry_bad: Template<1>,
 
     // Fallback notices.
     /// `{}` is the unknown id from the URL.
-    unknown_scenario,
+    unknown_scenario: Template<1>,
     /// `{}` is the unknown language tag from the URL.
-    unknown_lang,
+    unknown_lang: Template<1>,
     /// `{}` is the requested step.
-    unknown_step,
+    unknown_step: Template<1>,
     storage_unavailable,
 
     // Progress.
@@ -620,7 +629,7 @@ ui_struct! {
     progress_watched,
     progress_answered,
     /// `{}` done, `{}` total.
-    progress_count,
+    progress_count: Template<2>,
     clear_progress,
     progress_cleared,
 
@@ -639,11 +648,11 @@ ui_struct! {
     calc_extra_rtt_ms,
     calc_base_latency_ms,
     /// `{}` memory, e.g. "8.6 GB".
-    calc_fits_one_node,
+    calc_fits_one_node: Template<1>,
     /// `{}` memory, e.g. "86.4 GB".
-    calc_needs_cluster,
+    calc_needs_cluster: Template<1>,
     /// `{}` rps, `{}` hours, `{}` keys.
-    calc_formula,
+    calc_formula: Template<3>,
     unit_ms,
     unit_h,
     unit_min,
@@ -663,11 +672,11 @@ ui_struct! {
     short_client,
     /// An API instance in the diagram's lanes, and the full name of one that takes
     /// no payment (`narrate::node_name`); `{}` is the instance letter.
-    short_api,
+    short_api: Template<1>,
     short_processor,
     belief_not_started,
     belief_conflict,
-    belief_reread,
+    belief_reread: Template<2>,
     belief_elsewhere,
     ph_receive,
     ph_check_key,
@@ -706,30 +715,30 @@ ui_struct! {
     ph_apply,
     ph_commit_offset,
     n_cmd_lose_next,
-    n_cmd_lose,
-    n_cmd_parallel,
-    n_cmd_external,
+    n_cmd_lose: Template<1>,
+    n_cmd_parallel: Counted<0>,
+    n_cmd_external: Template<1>,
     /// `{}` is the email the other client writes.
-    n_cmd_external_put,
+    n_cmd_external_put: Template<1>,
     n_no_key,
     n_decisive,
-    n_client_sends,
-    n_client_retry,
-    n_client_timeout,
+    n_client_sends: Template<1>,
+    n_client_retry: Template<2>,
+    n_client_timeout: Template<1>,
     n_client_checks,
-    n_lost_ack,
-    n_lost,
-    n_lost_down,
-    n_lost_conn,
-    n_lost_closed,
-    n_client_got,
+    n_lost_ack: Template<1>,
+    n_lost: Template<1>,
+    n_lost_down: Template<1>,
+    n_lost_conn: Template<1>,
+    n_lost_closed: Template<1>,
+    n_client_got: Template<1>,
     n_duplicated,
-    n_sql_waits,
-    n_rollback_crash,
-    n_charged,
+    n_sql_waits: Template<1>,
+    n_rollback_crash: Template<1>,
+    n_charged: Template<2>,
     /// A refund: a charge of a negative amount (key-scope).
-    n_refunded,
-    n_charge_replayed,
+    n_refunded: Template<2>,
+    n_charge_replayed: Template<2>,
     n_status_replay,
     n_status_400,
     n_status_409,
@@ -737,32 +746,32 @@ ui_struct! {
     n_status_412,
     n_status_5xx,
     n_status_ok,
-    n_respond,
-    n_belief,
-    n_crashed,
-    n_restarted,
-    n_clock,
-    n_key_expired,
-    n_append_dup,
+    n_respond: Template<3>,
+    n_belief: Template<1>,
+    n_crashed: Template<1>,
+    n_restarted: Template<1>,
+    n_clock: Template<1>,
+    n_key_expired: Template<1>,
+    n_append_dup: Template<1>,
     /// `{}` the payment.
-    n_emailed,
+    n_emailed: Template<1>,
     /// `{}` the message id.
-    n_email_dup,
-    n_appended,
-    n_offset,
+    n_email_dup: Template<1>,
+    n_appended: Template<2>,
+    n_offset: Template<1>,
     /// `{}` the offset, then the session timeout.
-    n_session_expired,
+    n_session_expired: Template<2>,
     /// `{}` the offset, then the statement timeout.
-    n_statement_timeout,
-    n_invariant_broken,
-    n_invariant_restored,
+    n_statement_timeout: Template<2>,
+    n_invariant_broken: Template<1>,
+    n_invariant_restored: Template<1>,
     n_nothing,
     n_start,
     seed,
-    bad_seed,
-    bad_speed,
-    unknown_toggle,
-    toggle_not_offered,
+    bad_seed: Template<2>,
+    bad_speed: Template<1>,
+    unknown_toggle: Template<1>,
+    toggle_not_offered: Template<1>,
     bugs_variants,
     def_shared_store,
     def_long_ttl,
@@ -777,12 +786,12 @@ ui_struct! {
     var_errors_replayed,
     var_delete_on_error,
     truth_title,
-    truth_charges,
+    truth_charges: Counted<1>,
     /// A refund's row in the client pane: `{}` the refunds at the processor, `{}` their sum.
-    truth_refunds,
+    truth_refunds: Counted<1>,
     unique_index,
     index_absent,
-    open_tx,
+    open_tx: Template<1>,
     uncommitted,
     no_keys,
     no_charges,
@@ -790,39 +799,39 @@ ui_struct! {
     ttl,
     statement,
     parallel_count,
-    command_failed,
+    command_failed: Template<1>,
     /// Why a command was refused (`CommandError`), the `{}` of `command_failed`:
     /// a message's number, a node's name, a duration, a count or a step.
-    cmd_no_message,
-    cmd_not_crashable,
-    cmd_already_down,
-    cmd_already_up,
-    cmd_bad_count,
+    cmd_no_message: Template<1>,
+    cmd_not_crashable: Template<1>,
+    cmd_already_down: Template<1>,
+    cmd_already_up: Template<1>,
+    cmd_bad_count: Counted<2>,
     cmd_no_client,
-    cmd_bad_duration,
+    cmd_bad_duration: Template<1>,
     cmd_no_account,
     cmd_nothing_to_lose,
-    cmd_beyond_end,
+    cmd_beyond_end: Template<1>,
     node_down,
     timeline,
     keyboard_hint,
     broker_log,
-    committed_offset,
+    committed_offset: Template<1>,
     record_offset,
     /// `{}` is how many copies.
-    parallel_n_retries,
+    parallel_n_retries: Counted<0>,
     /// The invariants as a whole, after the pane title: "Invariants hold".
     /// `{}` is the action as the link writes it, e.g. `5:p3`.
     /// Accessible name of a message in flight; `{}` is its label.
-    lose_message,
-    bad_command,
-    dropped_command,
-    bad_embed,
+    lose_message: Template<1>,
+    bad_command: Template<1>,
+    dropped_command: Template<1>,
+    bad_embed: Template<1>,
     pick_an_answer,
     invariants_hold,
     invariants_violated,
     /// After the first few notices of a link: `{}` is how many more were left out.
-    more_notices,
+    more_notices: Counted<0>,
     /// The box a panic leaves on the page (drawn without the reactive system).
     crash_title,
     crash_text,
@@ -838,25 +847,25 @@ ui_struct! {
     /// Under the sequence diagram's title: arrows jump to their step.
     sequence_hint,
     /// The parallel-retries field out of range: `{}` is what was typed, `{}` the number used.
-    parallel_range,
+    parallel_range: Template<2>,
     /// A calculator field out of range: `{}` is its label, `{}` and `{}` the bounds.
-    calc_bad_input,
+    calc_bad_input: Template<3>,
 
     // Questions that test understanding, and no spoilers.
     /// The heading of a fix-it question.
     fix_title,
     /// The reader's defences let an invariant break: `{}` its name, `{}` the step.
-    fix_breaks,
+    fix_breaks: Template<2>,
     /// The reader's defences hold, and no smaller set does.
     fix_holds,
     /// The reader's defences hold, but fewer do too: `{}` the smallest sets.
-    fix_fewer,
+    fix_fewer: Template<1>,
     /// In place of the scenario's explanation until the reader answers or reaches the end.
     about_later,
     /// The sequence diagram's switch that also draws the steps still to come.
     show_future,
     /// A step where a store ran a command: `{}` the store, `{}` its reply.
-    n_executed,
+    n_executed: Template<2>,
 
     // The Explore panel (its results are written by the explorer's worker, from [`Explore`]).
     /// Heading of the Explore panel.
@@ -881,7 +890,7 @@ ui_struct! {
     /// What the sequence diagram's marks mean.
     seq_legend,
     /// Explore asked at the end of a run: `{}` the step it searches from instead.
-    explore_from,
+    explore_from: Template<1>,
     /// On a phone, the switch between the reader's run and the one compared.
     cmp_flip,
 }

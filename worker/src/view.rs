@@ -73,13 +73,13 @@ impl Text {
     pub fn fill(self, key: Key, args: &[&dyn ToString]) -> String {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        template::fill(self.get(key), &args)
+        template::fill_text(self.get(key), &args)
     }
 
     /// The counted label `key` ([`crate::template`]): the form the count `n` takes,
     /// `n` in its `{}`.
     pub fn count(self, key: Key, n: u64) -> String {
-        template::count(self.get(key), n as usize, &[])
+        template::count_text(self.get(key), n as usize, &[])
     }
 }
 
