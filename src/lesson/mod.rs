@@ -440,6 +440,9 @@ macro_rules! ui_struct {
             /// How many fields there are.
             pub const COUNT: usize = [$( stringify!($name), )*].len();
 
+            /// The fields typed by their arity ([`Template`], [`Counted`]), by name.
+            pub const TYPED: &[&str] = &[$( $( { let _ = stringify!($ty); stringify!($name) }, )? )*];
+
             /// The fields in declaration order (`None` unless exactly [`Self::COUNT`]).
             pub fn from_fields(fields: &[&'static str]) -> Option<Self> {
                 let fields: [&'static str; Self::COUNT] = fields.try_into().ok()?;

@@ -1018,6 +1018,20 @@ fn russian_typography() {
     }
 }
 
+/// A label with a placeholder or a choice of forms is typed by its arity
+/// (`Template<N>`, `Counted<N>`), so the compiler checks its text and every call
+/// that fills it; a plain one would reach the page with its `{}` unfilled.
+#[test]
+fn every_label_with_placeholders_is_typed_by_its_arity() {
+    for lang in Lang::ALL {
+        for (k, v) in ui(lang).entries() {
+            let template = v.contains("{}") || v.contains('[');
+            assert_eq!(Ui::TYPED.contains(&k), template, "{lang:?} {k}: {v}");
+        }
+    }
+    assert!(Ui::TYPED.len() > 40, "{:?}", Ui::TYPED);
+}
+
 /// Every label that shows a count with a word that agrees with it (the page's
 /// [`Ui`], then the Explore panel's [`Explore`]), filled by `narrate::count` and
 /// the worker's `Text::count`. A count that stands after a colon ("States
