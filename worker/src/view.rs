@@ -28,7 +28,7 @@ pub const PROGRESS: &str = "xp";
 pub const OUTCOMES: &str = "xo";
 /// The truth table's element: filled last, so the page takes it as the end.
 pub const TABLE: &str = "xt";
-/// The lab's live region (`src/ui/controls.rs`, `lab_head`).
+/// The lab's live region (`src/ui/controls/markup.rs`, `lab_head`).
 pub const ANNOUNCE: &str = "announce";
 /// Two sets of defences side by side: what is compared, where the runs part, how each ends.
 pub const COMPARED: &str = "xc";
