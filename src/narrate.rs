@@ -7,8 +7,9 @@ use idem_sim::http::ErrorCode;
 use idem_sim::net::{LossCause, Payload};
 use idem_sim::scenario::{Phase, Scenario, EMAILS};
 
+use idem_sim::timing::{SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use idem_sim::trace::{Cause, Happening, StepRecord};
-use idem_sim::world::{Belief, Command, CommandError, World, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
+use idem_sim::world::{Belief, Command, CommandError, World};
 use idem_sim::{Invariant, Millis, NodeId};
 
 /// The labels' templates are filled here as everywhere: [`crate::template`].

@@ -6,6 +6,7 @@
 use crate::explore::{Bound, Choice, EndState, Report, Search};
 use crate::run::Run;
 use crate::scenario::Toggles;
+use crate::timing::PAST_TTL;
 use crate::truth::{self, Fault, Replay};
 use crate::wire::{sat, Request, MAX_STATES};
 use crate::world::Config;
@@ -96,7 +97,7 @@ pub const CHUNK: usize = 20_000;
 /// `req.cmp`, is one [`Reply::Compared`]; a search is this): progress
 /// after every `chunk` transitions, the reader's outcomes, then (if asked)
 /// the truth table. A clock jump of the reader's search is the truth table's:
-/// past the keys' TTL ([`truth::PAST_TTL`]).
+/// past the keys' TTL ([`PAST_TTL`]).
 pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     let s = &req.setup();
     let config = Config::defaults(s, req.seed).with_toggles(req.toggles);
@@ -132,7 +133,7 @@ pub fn answer(req: &Request, chunk: usize, post: &mut dyn FnMut(&Reply)) {
     };
     let of = sat(cells.len());
     let mut search = Search::new(&start, bound);
-    search.jump = truth::PAST_TTL;
+    search.jump = PAST_TTL;
     search.supervise();
     let progress = |r: &Report, cells: usize| Reply::Progress {
         transitions: sat(r.states),

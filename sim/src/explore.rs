@@ -35,6 +35,7 @@ use crate::db::Db;
 use crate::invariant::Expect;
 use crate::net::{Fate, Msg, MsgId, NodeId};
 use crate::time::Millis;
+use crate::timing::PAST_TTL;
 use crate::trace::Happening;
 use crate::world::{Command, Event, EventKey, World};
 use std::collections::VecDeque;
@@ -210,7 +211,7 @@ impl World {
             }
             v.extend(copies.iter().map(|n| Command::ParallelRetries(*n)));
         }
-        v.push(Command::AdvanceClock(Millis::hours(25)));
+        v.push(Command::AdvanceClock(PAST_TTL));
         v
     }
 

@@ -18,6 +18,7 @@
 //!   first: the shortest path to each broken invariant, the outcomes.
 //! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
 //! - [`invariant`]: named properties checked after every step.
+//! - [`timing`]: every fixed duration of the model, documented once.
 //! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
 
 pub mod answer;
@@ -43,6 +44,7 @@ pub mod scenario;
 pub mod shared;
 pub mod text;
 pub mod time;
+pub mod timing;
 pub mod trace;
 pub mod truth;
 pub mod vecmap;

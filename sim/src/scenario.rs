@@ -619,5 +619,5 @@ mod catalogue;
 mod retry;
 mod toggle;
 pub use catalogue::{all, by_id, ids, ScenarioId};
-pub use retry::{Retry, Slot, SHORT_DEADLINE};
+pub use retry::{Retry, Slot};
 pub use toggle::{Toggle, ToggleKind, Toggles};

@@ -18,7 +18,7 @@
 use crate::explore::{to_commands, Bound, Choice, Losable, Report, Search};
 use crate::invariant::Expect;
 use crate::scenario::{Scenario, Toggles};
-use crate::time::Millis;
+use crate::timing::PAST_TTL;
 use crate::world::{Command, Config, World};
 use std::sync::Arc;
 
@@ -57,9 +57,6 @@ impl Fault {
         }
     }
 }
-
-/// The clock jump of [`Fault::ClockPastTtl`].
-pub const PAST_TTL: Millis = Millis::hours(25);
 
 /// How far a cell's exploration may go: every order of the events due at the
 /// same millisecond, with its one fault. Under a second each in the browser.

@@ -31,7 +31,7 @@ pub struct Request {
     pub losses: u32,
     /// Crashes on one path (0 or 1).
     pub crashes: u32,
-    /// Clock jumps past the keys' TTL on one path (0 or 1, `truth::PAST_TTL`).
+    /// Clock jumps past the keys' TTL on one path (0 or 1, `timing::PAST_TTL`).
     pub jumps: u32,
     pub table: bool,
     /// Instead of a search: compare the run with the same run under these

@@ -17,6 +17,7 @@ use crate::rng::Rng;
 use crate::scenario::{Handler, Scenario, Toggle, Toggles, When, EMAILS, USER_ID};
 use crate::shared::Shared;
 use crate::time::Millis;
+use crate::timing::MAX_JUMP;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
 use std::sync::Arc;
@@ -24,10 +25,8 @@ use std::sync::Arc;
 pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
 pub use crate::node::api::Api;
-pub use crate::node::broker::{
-    Broker, Consumer, Producer, Record, SESSION_TIMEOUT, STATEMENT_TIMEOUT,
-};
-pub use crate::node::charge::{key_ttl, CLAIM_LEASE};
+pub use crate::node::broker::{Broker, Consumer, Producer, Record};
+pub use crate::node::charge::key_ttl;
 pub use crate::node::client::{Client, ClientOp, Lane};
 pub use crate::node::mail::Mail;
 pub use crate::node::processor::{Charge, Processor};
@@ -461,7 +460,7 @@ impl World {
                 }
             }
             Command::AdvanceClock(d) => {
-                if d.0 == 0 || d.0 > Millis::hours(24 * 30).0 {
+                if d.0 == 0 || *d > MAX_JUMP {
                     return Err(CommandError::BadDuration(*d));
                 }
                 self.now = self.now + *d;

@@ -20,8 +20,9 @@ use idem_sim::key::KeyRecord;
 use idem_sim::net::NodeId;
 use idem_sim::redis;
 use idem_sim::scenario::{self, KeyMode, Op, OpSpec, Scenario, Toggle};
+use idem_sim::timing::CLAIM_LEASE;
 use idem_sim::trace::Happening;
-use idem_sim::world::{Belief, CommandError, CLAIM_LEASE};
+use idem_sim::world::{Belief, CommandError};
 use idem_sim::{Command, Config, Invariant, Millis, Run, World};
 use std::sync::Arc;
 

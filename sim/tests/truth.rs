@@ -232,7 +232,7 @@ fn the_panel_with_a_clock_jump_also_explores_the_clock_past_the_ttl() {
     assert!(!with.truncated);
     assert!(with.ends > without.ends, "{} > {}", with.ends, without.ends);
     // Some outcome's run jumps the clock by the truth table's jump, past the TTL.
-    let jump = Command::AdvanceClock(truth::PAST_TTL);
+    let jump = Command::AdvanceClock(idem_sim::timing::PAST_TTL);
     assert!(
         with.outcomes
             .iter()

@@ -198,7 +198,7 @@ fn on_action(
             )),
             (Ev::Click, H1) => lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::HOUR)),
             (Ev::Click, H25) => {
-                lab.command(idem_sim::Command::AdvanceClock(idem_sim::Millis::hours(25)))
+                lab.command(idem_sim::Command::AdvanceClock(idem_sim::timing::PAST_TTL))
             }
             (Ev::Click, Copy) => controls::copy_link(lab),
             (Ev::Click, Dismiss) => {

@@ -10,16 +10,9 @@ use crate::node::rules::{Call, Handling, Input, Move, Stored};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::Phase;
 use crate::scenario::Toggle;
-use crate::time::Millis;
+use crate::timing::{RELAY_POLL, STORE_DEADLINE};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
-
-/// How long a handler waits for a store or the processor before it answers 503.
-const STORE_DEADLINE: Millis = Millis(3_000);
-
-/// How long the outbox's relay waits before it polls again: after a failure,
-/// and while its process is handling requests or its last poll found a receipt.
-pub const RELAY_POLL: Millis = Millis(1_000);
 
 /// One API instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

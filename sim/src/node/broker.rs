@@ -7,22 +7,11 @@ use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::{Phase, Toggle};
-use crate::time::Millis;
+use crate::timing::{PRODUCER_TIMEOUT, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
 
 const PRODUCER_ID: u32 = 7;
-const PRODUCER_TIMEOUT: Millis = Millis(500);
-
-/// How long the broker waits for a delivered record's offset commit before it
-/// takes the record back for redelivery (a consumer group's session timeout:
-/// Kafka's `session.timeout.ms` was 10 s by default before 3.0).
-pub const SESSION_TIMEOUT: Millis = Millis(10_000);
-
-/// How long the consumer waits for Postgres to answer a statement before it
-/// closes the connection (its transaction rolls back) and drops the record,
-/// as a JDBC statement timeout does.
-pub const STATEMENT_TIMEOUT: Millis = Millis(3_000);
 
 /// A record of the broker's topic.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -15,16 +15,8 @@ use crate::scenario::{
     Handler, KeyStore, Phase, Scenario, Toggle, Toggles, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
 };
 use crate::time::Millis;
+use crate::timing::{CLAIM_LEASE, TTL_DAY, TTL_WEEK};
 use crate::vecmap::VecMap;
-
-/// How long a claim (a key marked `processing`) is held before another request
-/// may take it over: the in-progress lease, apart from the result's TTL. It is
-/// shorter than the client's retry window, so a claim whose owner died or gave
-/// up is resumed by a retry; the takeover is fenced, so a slow owner that wakes
-/// up after it cannot write.
-pub const CLAIM_LEASE: Millis = Millis(3_000);
-pub(crate) const TTL_DAY: Millis = Millis::hours(24);
-const TTL_WEEK: Millis = Millis::hours(24 * 7);
 
 /// The key handling an API instance does, derived from the scenario and its toggles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,17 +10,8 @@ use crate::node::handlers::op_ttl;
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::{KeyMode, OpSpec, Toggle};
 use crate::time::Millis;
+use crate::timing::{CHECK_AFTER, MAX_CHECKS, THINK_TIME};
 use crate::trace::Happening;
-
-/// Pause between two operations of the client.
-const THINK_TIME: Millis = Millis(1_000);
-
-/// How long after it stops retrying the app asks what became of an operation
-/// ("checking"), and between two such asks.
-pub const CHECK_AFTER: Millis = Millis(60_000);
-
-/// How many times it asks before it leaves the operation unknown.
-pub const MAX_CHECKS: u32 = 5;
 
 /// One conceptual operation of the client.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

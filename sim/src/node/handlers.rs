@@ -5,7 +5,6 @@
 
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Asked, Body, ErrorCode, Reply, Request};
-use crate::node::charge::CLAIM_LEASE;
 use crate::node::charge::{self, insert_payment};
 use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
@@ -13,6 +12,7 @@ use crate::scenario::{
     Handler, Phase, Scenario, Toggle, Toggles, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
 };
 use crate::time::Millis;
+use crate::timing::{CLAIM_LEASE, TTL_DAY};
 use crate::vecmap::VecMap;
 
 /// The API's handler: given where a request is and what its last call
@@ -286,8 +286,8 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
 /// deduplicated (the app has no status to ask for, or the pitfall answers at once).
 pub fn op_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
     match s.handler {
-        Handler::PayOrder if toggles.has(Toggle::PayingLease) => Some(charge::TTL_DAY),
-        Handler::Like if toggles.has(Toggle::OpDedup) => Some(charge::TTL_DAY),
+        Handler::PayOrder if toggles.has(Toggle::PayingLease) => Some(TTL_DAY),
+        Handler::Like if toggles.has(Toggle::OpDedup) => Some(TTL_DAY),
         _ => charge::key_cfg(s, toggles).map(|c| c.ttl),
     }
 }

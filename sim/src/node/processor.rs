@@ -6,13 +6,9 @@ use crate::http::{ErrorCode, OpId};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::out::Out;
 use crate::time::Millis;
+use crate::timing::KEY_RETENTION;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
-
-/// How long the processor remembers an idempotency key: Stripe keeps a key
-/// for at least 24 hours and prunes it after; a retry later than that is a
-/// new request there.
-pub const KEY_RETENTION: Millis = Millis::hours(24);
 
 /// A charge at the card processor.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -5,6 +5,7 @@
 
 use super::{Toggle, Toggles};
 use crate::time::Millis;
+use crate::timing::SHORT_DEADLINE;
 
 /// The client's retry policy. Which answers it retries is the client's rule
 /// (`node::client`): no answer, 409 and 5xx are retried with the same key; any
@@ -22,9 +23,6 @@ pub struct Retry {
     /// the key's TTL (`ttl-expiry` shows why).
     pub deadline: Millis,
 }
-
-/// The deadline of [`Toggle::ShortDeadline`]: 1 h, well under the key's 24 h.
-pub const SHORT_DEADLINE: Millis = Millis::hours(1);
 
 /// When an attempt goes out, counted from the first, if no attempt before it is
 /// answered: between `from` and `to` (the backoff's jitter). `cut`: the deadline

@@ -24,7 +24,7 @@ pub enum Toggle {
     SharedStore,
     /// Keep keys 7 days instead of 24 h.
     LongTtl,
-    /// Variant: the client stops retrying after [`SHORT_DEADLINE`] (1 h, under the
+    /// Variant: the client stops retrying after [`SHORT_DEADLINE`](crate::timing::SHORT_DEADLINE) (1 h, under the
     /// key's TTL) instead of its policy's own deadline.
     ShortDeadline,
     /// Variant: the client sends one attempt and never retries (its policy's
