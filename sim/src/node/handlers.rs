@@ -140,14 +140,7 @@ pub(crate) fn rules(
         (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(
                 Phase::UpdateStatus,
-                Call::Sql(Stmt::Update {
-                    table: "orders",
-                    set: vec![Assign::To("status", Value::text("PAID"))],
-                    cond: vec![
-                        Cond::Eq("id", Value::Int(order)),
-                        Cond::Eq("status", Value::text("NEW")),
-                    ],
-                }),
+                Call::Sql(mark_paid(order, "NEW", None)),
             ),
             (Phase::UpdateStatus, Input::Sql(o)) => {
                 if o.count() == 0 && out.has(Toggle::RowCountCheck) {
@@ -254,18 +247,8 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
         }
         (Phase::InsertPayment, Input::Sql(_)) => {
             let token = h.lock.unwrap_or_default().0 as i64;
-            Move::Go(
-                Phase::MarkPaid,
-                Call::Sql(Stmt::Update {
-                    table: "orders",
-                    set: vec![Assign::To("status", Value::text("PAID"))],
-                    cond: vec![
-                        this,
-                        Cond::Eq("status", Value::text("PAYING")),
-                        Cond::Eq("locked_at", Value::Int(token)),
-                    ],
-                }),
-            )
+            let mark = mark_paid(order, "PAYING", Some(token));
+            Move::Go(Phase::MarkPaid, Call::Sql(mark))
         }
         (Phase::MarkPaid, Input::Sql(o)) if o.count() == 1 => {
             Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
@@ -400,17 +383,9 @@ fn status(
             Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
         }
         (Phase::InsertPayment, Input::Sql(_)) => match of {
-            Asked::Order { order, .. } => Move::Go(
-                Phase::MarkPaid,
-                Call::Sql(Stmt::Update {
-                    table: "orders",
-                    set: vec![Assign::To("status", Value::text("PAID"))],
-                    cond: vec![
-                        Cond::Eq("id", Value::Int(order)),
-                        Cond::Eq("status", Value::text("PAYING")),
-                    ],
-                }),
-            ),
+            Asked::Order { order, .. } => {
+                Move::Go(Phase::MarkPaid, Call::Sql(mark_paid(order, "PAYING", None)))
+            }
             _ if out.scenario.sends_receipts() && out.has(Toggle::Outbox) => {
                 charge::insert_receipt(h, amount)
             }
@@ -477,6 +452,21 @@ fn relay(h: &mut Handling, input: Input) -> Move {
             }),
         ),
         _ => Move::error(503, ErrorCode::UpstreamTimeout),
+    }
+}
+
+/// `UPDATE orders SET status = 'PAID' WHERE id = <order> AND status = <from>`,
+/// and `AND locked_at = <token>` where a lease's token fences it.
+fn mark_paid(order: i64, from: &'static str, token: Option<i64>) -> Stmt {
+    let mut cond = vec![
+        Cond::Eq("id", Value::Int(order)),
+        Cond::Eq("status", Value::text(from)),
+    ];
+    cond.extend(token.map(|t| Cond::Eq("locked_at", Value::Int(t))));
+    Stmt::Update {
+        table: "orders",
+        set: vec![Assign::To("status", Value::text("PAID"))],
+        cond,
     }
 }
 
