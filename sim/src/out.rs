@@ -12,7 +12,8 @@ use crate::net::{
     Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId, Verdict,
 };
 use crate::rng::Rng;
-use crate::scenario::{Phase, Scenario, Toggle, Toggles};
+use crate::node::config::NodeConfig;
+use crate::scenario::{Phase, Scenario, Toggles};
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -66,6 +67,8 @@ pub struct Out<'a> {
     pub traced: bool,
     pub scenario: &'a Scenario,
     pub toggles: Toggles,
+    /// The switches, resolved per node when the world was made.
+    pub cfg: &'a NodeConfig,
     pub random: RandomFaults,
     pub rng: &'a mut Rng,
     pub(crate) queue: &'a mut VecMap<EventKey, Event>,
@@ -94,10 +97,6 @@ pub struct Out<'a> {
 }
 
 impl Out<'_> {
-    pub fn has(&self, t: Toggle) -> bool {
-        self.toggles.has(t)
-    }
-
     pub fn happen(&mut self, h: Happening) {
         self.hs.push(h);
     }

@@ -10,6 +10,7 @@ use crate::db::{Assign, Cond, ConnId, Db, Stmt, Value};
 use crate::http::OpId;
 use crate::invariant::Invariant;
 use crate::net::{Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId};
+use crate::node::config::NodeConfig;
 use crate::node::{self, postgres};
 use crate::out::Out;
 use crate::redis::Redis;
@@ -26,7 +27,7 @@ pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
 pub use crate::node::api::Api;
 pub use crate::node::broker::{Broker, Consumer, Producer, Record};
-pub use crate::node::charge::key_ttl;
+pub use crate::node::config::key_ttl;
 pub use crate::node::client::{Client, ClientOp, Lane};
 pub use crate::node::mail::Mail;
 pub use crate::node::processor::{Charge, Processor};
@@ -69,6 +70,8 @@ pub struct Initial {
 pub struct World {
     pub scenario: Arc<Scenario>,
     pub config: Config,
+    /// `config`'s switches, resolved once per node.
+    pub(crate) cfg: NodeConfig,
     pub now: Millis,
     pub(crate) rng: Rng,
     pub(crate) queue: VecMap<EventKey, Event>,
@@ -130,6 +133,7 @@ macro_rules! out {
             traced: !$w.untraced,
             scenario: &$w.scenario,
             toggles: $w.config.toggles,
+            cfg: &$w.cfg,
             random: $w.config.random,
             rng: &mut $w.rng,
             queue: &mut $w.queue,
@@ -206,6 +210,7 @@ impl World {
             likes: db.first_int("posts", "likes").unwrap_or(0),
         };
         let mut w = World {
+            cfg: NodeConfig::new(&scenario, config.toggles),
             config,
             now: Millis::ZERO,
             rng: Rng::new(config.seed),
@@ -751,7 +756,7 @@ impl World {
         }
         hs.push(Happening::Restarted(node));
         // The outbox's relay starts with its process, and sends what is left.
-        if let (NodeId::Api(i), true) = (node, self.has(Toggle::Outbox)) {
+        if let (NodeId::Api(i), true) = (node, self.cfg.api.relay) {
             self.react(Stimulus::Relay(i), hs);
         }
     }

@@ -35,6 +35,8 @@ impl World {
         let World {
             scenario,
             config,
+            // Resolved from `config`, which is hashed.
+            cfg: _,
             now,
             rng,
             queue,

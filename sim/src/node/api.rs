@@ -9,7 +9,6 @@ use crate::node::handlers;
 use crate::node::rules::{Call, Handling, Input, Move, Stored};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::Phase;
-use crate::scenario::Toggle;
 use crate::timing::{RELAY_POLL, STORE_DEADLINE};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -78,7 +77,7 @@ impl Api {
         // A request may commit a receipt to the outbox: the relay polls while
         // the process has work (it is not only woken by the handler that
         // commits, whose wake a lost answer or a crash can cut off).
-        if !relay && out.has(Toggle::Outbox) {
+        if !relay && out.cfg.api.relay {
             self.poll_later(node, out);
         }
         self.advance(rid, Input::Start, out);
@@ -123,7 +122,8 @@ impl Api {
                 return;
             };
             let (node, relay) = (h.node, h.is_relay());
-            let act = handlers::rules(h, input, &mut self.memory, out);
+            let cfg = out.cfg;
+            let act = handlers::rules(h, input, &cfg.api, &mut self.memory, out);
             let call = match act {
                 Move::Go(phase, call) => {
                     if !self.enter(rid, phase, out) {

@@ -6,7 +6,7 @@
 use crate::db::{Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::net::{NodeId, Payload, ReqId};
 use crate::out::{Event, EventKey, Out};
-use crate::scenario::{Phase, Toggle};
+use crate::scenario::Phase;
 use crate::timing::{PRODUCER_TIMEOUT, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -74,7 +74,7 @@ impl Broker {
         (producer, seq, msg_id, amount): (u32, u32, String, i64),
         out: &mut Out,
     ) {
-        let dup = out.has(Toggle::IdempotentProducer)
+        let dup = out.cfg.pipeline.idempotent_producer
             && self.last_seq.get(&producer).is_some_and(|&s| s >= seq);
         let offset = self.log.len() as u64;
         if !dup {
@@ -256,7 +256,7 @@ impl Consumer {
             cond: vec![Cond::Eq("id", Value::Int(1))],
         };
         let (next, stmt) = match phase {
-            Phase::Begin if out.has(Toggle::ConsumerDedup) => (
+            Phase::Begin if out.cfg.pipeline.consumer_dedup => (
                 Phase::Dedup,
                 Some(Stmt::Insert {
                     table: "processed_messages",

@@ -8,58 +8,13 @@
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{ErrorCode, Reply};
 use crate::key::{KeyRecord, Paid};
+use crate::node::config::{ChargeConfig, KeyCfg};
 use crate::node::rules::{cell, key_cond, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
 use crate::redis;
-use crate::scenario::{
-    Handler, KeyStore, Phase, Scenario, Toggle, Toggles, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
-};
-use crate::time::Millis;
-use crate::timing::{CLAIM_LEASE, TTL_DAY, TTL_WEEK};
+use crate::scenario::{KeyStore, Phase, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
+use crate::timing::CLAIM_LEASE;
 use crate::vecmap::VecMap;
-
-/// The key handling an API instance does, derived from the scenario and its toggles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct KeyCfg {
-    pub(crate) store: KeyStore,
-    pub(crate) atomic: bool,
-    pub(crate) fingerprint: bool,
-    pub(crate) to_processor: bool,
-    pub(crate) ttl: Millis,
-}
-
-/// The key handling of the scenario's API under `toggles` (`None`: no key).
-pub(crate) fn key_cfg(s: &Scenario, toggles: Toggles) -> Option<KeyCfg> {
-    let Handler::Charge { store, .. } = s.handler else {
-        return None;
-    };
-    let store = match store {
-        None if toggles.has(Toggle::IdempotencyKey) => KeyStore::Postgres,
-        None => return None,
-        Some(_) if toggles.has(Toggle::SameTransaction) => KeyStore::Postgres,
-        Some(KeyStore::Memory) if toggles.has(Toggle::SharedStore) => KeyStore::Redis,
-        Some(s) => s,
-    };
-    Some(KeyCfg {
-        store,
-        atomic: toggles.has(Toggle::AtomicClaim),
-        fingerprint: toggles.has(Toggle::Fingerprint),
-        to_processor: toggles.has(Toggle::KeyToProcessor),
-        ttl: if toggles.has(Toggle::LongTtl) {
-            TTL_WEEK
-        } else {
-            TTL_DAY
-        },
-    })
-}
-
-/// How long the scenario's API keeps a key's result under `toggles`: `None`
-/// without a key, or where the keys live in the process's memory (they never expire).
-pub fn key_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
-    key_cfg(s, toggles)
-        .filter(|k| k.store != KeyStore::Memory)
-        .map(|k| k.ttl)
-}
 
 /// The answer to a payment that went through; `replayed` when the ledger already had it.
 pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Move {
@@ -125,8 +80,8 @@ pub(crate) fn insert_payment(
 ///
 /// That is the lab's ADR. Two other designs are variants, for a timeout
 /// after the claim, where keys live in Redis: Stripe's
-/// ([`Toggle::ErrorsReplayed`]) stores the 503 under the key as its final
-/// answer, replayed to every retry; Powertools' ([`Toggle::DeleteOnError`])
+/// (`Toggle::ErrorsReplayed`) stores the 503 under the key as its final
+/// answer, replayed to every retry; Powertools' (`Toggle::DeleteOnError`)
 /// deletes the key, so the next retry runs the handler afresh. Either then
 /// answers 503.
 pub(crate) fn rules(
@@ -134,15 +89,14 @@ pub(crate) fn rules(
     input: Input,
     amount: i64,
     key: Option<String>,
-    transactional: bool,
+    config: &ChargeConfig,
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
 ) -> Move {
-    let cfg = key_cfg(out.scenario, out.toggles);
+    let (cfg, transactional) = (config.key, config.transactional);
     // The receipt goes into the outbox in the ledger row's transaction, or is
     // emailed by the handler itself once the payment has committed.
-    let receipt = out.scenario.sends_receipts();
-    let outbox = receipt && out.has(Toggle::Outbox);
+    let (receipt, outbox) = (config.receipt, config.outbox);
     let user = h.req.user;
     // Computed where a phase needs them (a handler steps through many phases).
     let hash = |h: &Handling| h.req.body.fingerprint();
@@ -184,12 +138,12 @@ pub(crate) fn rules(
         (phase, Input::Timeout) => {
             // Past the claim, where keys live in Redis: Stripe's way stores the 503
             // as the key's answer, Powertools' deletes the key; then the 503.
-            let replay = out.has(Toggle::ErrorsReplayed);
+            let replay = config.errors_replayed;
             match cfg {
                 Some(c)
                     if c.store == KeyStore::Redis
                         && past_the_claim(phase)
-                        && (replay || out.has(Toggle::DeleteOnError)) =>
+                        && (replay || config.delete_on_error) =>
                 {
                     h.failed = true;
                     let key = redis_key();

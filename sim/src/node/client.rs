@@ -5,10 +5,8 @@
 use crate::belief::Belief;
 use crate::http::{Asked, Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
 use crate::net::{NodeId, Payload};
-use crate::node::charge::key_cfg;
-use crate::node::handlers::op_ttl;
 use crate::out::{Event, EventKey, Out};
-use crate::scenario::{KeyMode, OpSpec, Toggle};
+use crate::scenario::{KeyMode, OpSpec};
 use crate::time::Millis;
 use crate::timing::{CHECK_AFTER, MAX_CHECKS, THINK_TIME};
 use crate::trace::Happening;
@@ -121,7 +119,7 @@ impl Client {
     }
 
     fn key_for(&mut self, op: OpId, out: &mut Out) -> Option<KeyId> {
-        key_cfg(out.scenario, out.toggles)?;
+        out.cfg.client.key?;
         match out.scenario.ops.get(op).map(|o| o.key) {
             Some(KeyMode::ReuseOf(earlier)) => match self.ops.get(earlier) {
                 Some(o) if o.key.is_some() => {
@@ -202,7 +200,7 @@ impl Client {
     /// has passed meanwhile (the phone slept through it): then it stops.
     pub(crate) fn retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
         self.ops[op].lanes[lane].timer = None;
-        let r = out.scenario.retry_policy(out.toggles);
+        let r = out.cfg.client.retry;
         if !r.in_time(self.ops[op].started, out.now) {
             self.give_up(op, lane, out);
             return;
@@ -218,7 +216,7 @@ impl Client {
         match o.spec {
             OpSpec::Debit { .. } => Some(Body::ReadAccount),
             OpSpec::Put { .. } => Some(Body::ReadProfile),
-            OpSpec::Like(_) if !out.has(Toggle::OpDedup) => None,
+            OpSpec::Like(_) if !out.cfg.client.op_ids => None,
             OpSpec::Charge(_) | OpSpec::Refund(_) if o.key.is_none() => None,
             OpSpec::Charge(a) => Some(Body::Status {
                 of: Asked::Payment(a),
@@ -275,7 +273,7 @@ impl Client {
         let attempt = o.attempts;
         if !check {
             o.last_sent = out.now;
-            if attempt > 1 && out.has(Toggle::NewKeyPerRetry) && o.key.is_some() {
+            if attempt > 1 && out.cfg.client.new_key_per_retry && o.key.is_some() {
                 self.ops[op].key = self.new_key(out);
             }
         }
@@ -314,7 +312,7 @@ impl Client {
         }
         let to = out.pick_api();
         out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
-        let t = out.now + out.scenario.retry_policy(out.toggles).timeout;
+        let t = out.now + out.cfg.client.retry.timeout;
         let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
         let l = &mut self.ops[op].lanes[lane];
         l.last = attempt;
@@ -369,7 +367,7 @@ impl Client {
         }
         let sent = self.ops[op].lanes[lane].sent;
         // The rules `Retry::schedule` shows the reader.
-        let r = out.scenario.retry_policy(out.toggles);
+        let r = out.cfg.client.retry;
         if !r.again(sent) {
             self.give_up(op, lane, out);
             return;
@@ -468,7 +466,7 @@ impl Client {
                 // It cannot tell yet: an attempt may still arrive and be charged
                 // until it is older than the key's (or the order's) TTL. Ask again then.
                 self.lane_done(op, lane, out);
-                let ttl = op_ttl(out.scenario, out.toggles).unwrap_or(Millis(0));
+                let ttl = out.cfg.client.op_ttl.unwrap_or(Millis(0));
                 self.check_later(op, self.ops[op].last_sent + ttl, out);
             }
             (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {

@@ -6,13 +6,12 @@
 use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Asked, Body, ErrorCode, Reply, Request};
 use crate::node::charge::{self, insert_payment};
+use crate::node::config::ApiConfig;
 use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
-use crate::scenario::{
-    Handler, Phase, Scenario, Toggle, Toggles, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS,
-};
+use crate::scenario::{Handler, Phase, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
 use crate::time::Millis;
-use crate::timing::{CLAIM_LEASE, TTL_DAY};
+use crate::timing::CLAIM_LEASE;
 use crate::vecmap::VecMap;
 
 /// The API's handler: given where a request is and what its last call
@@ -20,6 +19,7 @@ use crate::vecmap::VecMap;
 pub(crate) fn rules(
     h: &mut Handling,
     input: Input,
+    cfg: &ApiConfig,
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
 ) -> Move {
@@ -29,25 +29,22 @@ pub(crate) fn rules(
         return Move::error(503, ErrorCode::UpstreamTimeout);
     }
     // With `ScopedKey` the key is stored under the method and path too.
-    let key = req.key.map(|k| match out.has(Toggle::ScopedKey) {
+    let key = req.key.map(|k| match cfg.scoped_key {
         true => format!("{}:{k}", req.body.scope()),
         false => k.to_string(),
     });
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
-        (_, Body::Status { of, since }) => status(h, input, of, since, key, out),
+        (_, Body::Status { of, since }) => status(h, input, (of, since), key, cfg, out),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(Phase::ReadAccount, Call::Sql(select_row(req))),
             (_, Input::Sql(o)) => row_reply(&o),
             _ => Move::error(500, ErrorCode::InternalError),
         },
         // A refund runs the charge's rules with the money going back.
-        (
-            Handler::Charge { transactional, .. },
-            b @ (Body::Charge { .. } | Body::Refund { .. }),
-        ) => {
+        (Handler::Charge { .. }, b @ (Body::Charge { .. } | Body::Refund { .. })) => {
             let amount = b.amount().unwrap_or_default();
-            charge::rules(h, input, amount, key, transactional, memory, out)
+            charge::rules(h, input, amount, key, &cfg.charge, memory, out)
         }
         // A debit with `expected_version`, or a PUT with `If-Match`: one
         // conditional UPDATE of the row, read back; 0 rows is a conflict.
@@ -61,12 +58,12 @@ pub(crate) fn rules(
                         } => (
                             Assign::Add("balance", -amount),
                             expected_version,
-                            Toggle::VersionCheck,
+                            cfg.version_check,
                         ),
                         Body::Put { email, version } => (
                             Assign::To("email", Value::text(email)),
                             version,
-                            Toggle::IfMatch,
+                            cfg.if_match,
                         ),
                         _ => return Move::error(400, ErrorCode::BadRequest),
                     };
@@ -76,7 +73,7 @@ pub(crate) fn rules(
                     else {
                         return Move::error(500, ErrorCode::InternalError);
                     };
-                    if out.has(check) {
+                    if check {
                         cond.push(Cond::Eq("version", Value::Int(version)));
                     }
                     let set = vec![set, Assign::Add("version", 1)];
@@ -100,7 +97,7 @@ pub(crate) fn rules(
             }
         }
         (Handler::Like, Body::Like { op_id }) => {
-            let dedup = out.has(Toggle::OpDedup);
+            let dedup = cfg.op_dedup;
             let inc = Stmt::Update {
                 table: "posts",
                 set: vec![Assign::Add("likes", 1)],
@@ -108,7 +105,7 @@ pub(crate) fn rules(
             };
             match (h.phase, input) {
                 // Older than the operation id's TTL: the app has been told (404) or may be.
-                (Phase::Receive | Phase::Begin, _) if dedup && stale(h, out) => {
+                (Phase::Receive | Phase::Begin, _) if dedup && stale(h, cfg, out) => {
                     Move::error(400, ErrorCode::RequestExpired)
                 }
                 (Phase::Receive, _) if dedup => Move::Go(Phase::Begin, Call::Sql(Stmt::Begin)),
@@ -134,8 +131,8 @@ pub(crate) fn rules(
                 _ => Move::error(500, ErrorCode::InternalError),
             }
         }
-        (Handler::PayOrder, Body::PayOrder { order, amount }) if out.has(Toggle::PayingLease) => {
-            pay_with_lease(h, input, order, amount, out)
+        (Handler::PayOrder, Body::PayOrder { order, amount }) if cfg.order.paying_lease => {
+            pay_with_lease(h, input, (order, amount), cfg, out)
         }
         (Handler::PayOrder, Body::PayOrder { order, amount }) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(
@@ -143,7 +140,7 @@ pub(crate) fn rules(
                 Call::Sql(mark_paid(order, "NEW", None)),
             ),
             (Phase::UpdateStatus, Input::Sql(o)) => {
-                if o.count() == 0 && out.has(Toggle::RowCountCheck) {
+                if o.count() == 0 && cfg.order.row_count_check {
                     // Already paid: the transition happened before. Nothing to do again.
                     Move::Respond(200, Reply::Value("PAID".into()), false)
                 } else {
@@ -172,7 +169,13 @@ pub(crate) fn rules(
 /// PAID is answered as paid; PAYING within its lease is in progress (409);
 /// PAYING past it is taken over (fenced, a new token) and the payment resumes:
 /// the processor answers the same key with the same charge.
-fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: &mut Out) -> Move {
+fn pay_with_lease(
+    h: &mut Handling,
+    input: Input,
+    (order, amount): (i64, i64),
+    cfg: &ApiConfig,
+    out: &mut Out,
+) -> Move {
     let paid = || Move::Respond(200, Reply::Value("PAID".into()), false);
     let busy = Move::error(409, ErrorCode::PaymentInProgress);
     let this = Cond::Eq("id", Value::Int(order));
@@ -194,7 +197,7 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
         )
     };
     // Sent longer ago than the order's TTL: refused before it claims and before it charges.
-    let expired = stale(h, out);
+    let expired = stale(h, cfg, out);
     match (h.phase, input) {
         (Phase::Receive, _) | (Phase::ClaimOrder | Phase::Takeover, Input::Sql(_)) if expired => {
             Move::error(400, ErrorCode::RequestExpired)
@@ -262,22 +265,10 @@ fn pay_with_lease(h: &mut Handling, input: Input, order: i64, amount: i64, out: 
     }
 }
 
-/// How long the API stands by an operation's key (the payment's key, the
-/// order's id, the like's operation id): a request sent longer ago is refused
-/// (400 `request_expired`) before it changes anything, so a status read may
-/// answer 404 once the latest attempt is older. `None` where nothing is
-/// deduplicated (the app has no status to ask for, or the pitfall answers at once).
-pub fn op_ttl(s: &Scenario, toggles: Toggles) -> Option<Millis> {
-    match s.handler {
-        Handler::PayOrder if toggles.has(Toggle::PayingLease) => Some(TTL_DAY),
-        Handler::Like if toggles.has(Toggle::OpDedup) => Some(TTL_DAY),
-        _ => charge::key_cfg(s, toggles).map(|c| c.ttl),
-    }
-}
-
-/// Sent longer ago than [`op_ttl`]: refused before it changes anything.
-fn stale(h: &Handling, out: &Out) -> bool {
-    op_ttl(out.scenario, out.toggles).is_some_and(|ttl| h.req.sent + ttl <= out.now)
+/// Sent longer ago than the operation's TTL (`ApiConfig::op_ttl`): refused
+/// before it changes anything.
+fn stale(h: &Handling, cfg: &ApiConfig, out: &Out) -> bool {
+    cfg.op_ttl.is_some_and(|ttl| h.req.sent + ttl <= out.now)
 }
 
 /// `GET /payments?key=K1` and its kin (`/refunds`, `/orders/42`,
@@ -294,15 +285,14 @@ fn stale(h: &Handling, out: &Out) -> bool {
 fn status(
     h: &mut Handling,
     input: Input,
-    of: Asked,
-    since: Millis,
+    (of, since): (Asked, Millis),
     key: Option<String>,
+    config: &ApiConfig,
     out: &mut Out,
 ) -> Move {
     let user = h.req.user;
     let key = key.unwrap_or_default();
-    let cfg = charge::key_cfg(out.scenario, out.toggles);
-    let not_found = match op_ttl(out.scenario, out.toggles) {
+    let not_found = match config.op_ttl {
         Some(ttl) if out.now < since + ttl => Move::error(503, ErrorCode::OutcomeUnknown),
         _ => Move::error(404, ErrorCode::NotFound),
     };
@@ -352,7 +342,7 @@ fn status(
                 let get = |c| cell(row, &PAYMENT_COLUMNS, c);
                 let id = get("id").and_then(Value::as_text).unwrap_or_default();
                 let paid = get("amount").and_then(Value::as_int).unwrap_or(0);
-                if paid != amount && out.has(Toggle::Fingerprint) {
+                if paid != amount && config.status.fingerprint {
                     // The key names another payment (reused): it cannot tell about this one.
                     return Move::error(503, ErrorCode::OutcomeUnknown);
                 }
@@ -360,10 +350,7 @@ fn status(
             }
             // The processor was given the key, so it can say whether it charged, and
             // the ledger refuses a second row for the key, so booking is idempotent.
-            (_, None)
-                if cfg.is_some_and(|c| c.to_processor)
-                    && out.scenario.ledger_refuses_a_second_row(out.toggles) =>
-            {
+            (_, None) if config.status.books_found_charges => {
                 Move::Go(Phase::Reconcile, Call::FindCharge(key))
             }
             (_, None) => Move::error(503, ErrorCode::OutcomeUnknown),
@@ -386,7 +373,7 @@ fn status(
             Asked::Order { order, .. } => {
                 Move::Go(Phase::MarkPaid, Call::Sql(mark_paid(order, "PAYING", None)))
             }
-            _ if out.scenario.sends_receipts() && out.has(Toggle::Outbox) => {
+            _ if config.charge.outbox => {
                 charge::insert_receipt(h, amount)
             }
             _ => Move::Go(Phase::Commit, Call::Sql(Stmt::Commit)),

@@ -7,6 +7,7 @@ pub mod api;
 pub mod broker;
 pub mod charge;
 pub mod client;
+pub mod config;
 pub mod handlers;
 pub mod mail;
 pub mod postgres;
