@@ -84,6 +84,10 @@ pub(crate) fn insert_payment(
 /// answer, replayed to every retry; Powertools' (`Toggle::DeleteOnError`)
 /// deletes the key, so the next retry runs the handler afresh. Either then
 /// answers 503.
+///
+/// The phases come in groups, each a function of [`Charge`]: the key's
+/// (receive, check, claim, take over), the work's (the charge and the ledger
+/// row's transaction), and the end's (commit, receipt, the key's answer).
 pub(crate) fn rules(
     h: &mut Handling,
     input: Input,
@@ -93,317 +97,437 @@ pub(crate) fn rules(
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
 ) -> Move {
-    let (cfg, transactional) = (config.key, config.transactional);
-    // The receipt goes into the outbox in the ledger row's transaction, or is
-    // emailed by the handler itself once the payment has committed.
-    let (receipt, outbox) = (config.receipt, config.outbox);
-    let user = h.req.user;
-    // Computed where a phase needs them (a handler steps through many phases).
-    let hash = |h: &Handling| h.req.body.fingerprint();
-    let redis_key = || {
-        key.as_ref()
-            .map(|k| format!("idem:u{user}:{k}"))
-            .unwrap_or_default()
+    let c = Charge {
+        config,
+        cfg: config.key,
+        amount,
+        user: h.req.user,
+        // Sent longer ago than keys are kept (it waited on the way, or its process
+        // paused, while a day passed): its key may be forgotten here and at the
+        // processor, so a charge now could be a second one. The app stopped
+        // reading it long ago. Checked before anything runs and again before the charge.
+        stale: config.key.is_some_and(|k| h.req.sent + k.ttl <= out.now),
+        key,
     };
-    let charge_call = |cfg: Option<KeyCfg>| {
-        let pass = cfg.is_some_and(|c| c.to_processor);
-        Call::Charge(amount, if pass { key.clone() } else { None })
-    };
-    let begin_first = transactional;
-    // Sent longer ago than keys are kept (it waited on the way, or its process
-    // paused, while a day passed): its key may be forgotten here and at the
-    // processor, so a charge now could be a second one. The app stopped
-    // reading it long ago. Checked before anything runs and again before the charge.
-    let stale = cfg.is_some_and(|c| h.req.sent + c.ttl <= out.now);
-    let expired = || Move::error(400, ErrorCode::RequestExpired);
-    // After the key check: where the real work starts.
-    let start_work = |cfg: Option<KeyCfg>| {
-        if stale {
-            expired()
-        } else if begin_first {
-            Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
-        } else {
-            Move::Go(Phase::Charge, charge_call(cfg))
-        }
-    };
-    let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
-    let timeout = Move::error(503, ErrorCode::UpstreamTimeout);
     if h.failed {
         // The key is stored or deleted (or the store did not answer): the 503.
-        return timeout;
+        return timeout();
     }
     match (h.phase, input) {
         // The ledger has committed: a cache write that fails or times out does not change the answer.
         (Phase::StoreResponse, _) => answer(h, amount),
-        (phase, Input::Timeout) => {
-            // Past the claim, where keys live in Redis: Stripe's way stores the 503
-            // as the key's answer, Powertools' deletes the key; then the 503.
-            let replay = config.errors_replayed;
-            match cfg {
-                Some(c)
-                    if c.store == KeyStore::Redis
-                        && past_the_claim(phase)
-                        && (replay || config.delete_on_error) =>
-                {
-                    h.failed = true;
-                    let key = redis_key();
-                    if !replay {
-                        return Move::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
-                    }
-                    let done = Paid {
-                        payment: "upstream_timeout".into(),
-                        amount: 0,
-                    };
-                    let value = redis::Value::Key(KeyRecord {
-                        hash: hash(h),
-                        done: Some((503, done)),
-                    });
-                    Move::Go(
-                        Phase::StoreResponse,
-                        Call::Redis(redis::Cmd::Set {
-                            key,
-                            value,
-                            nx: false,
-                            xx: false,
-                            ttl: Some(redis::Ttl::Px(c.ttl.0)),
-                        }),
-                    )
-                }
-                _ => timeout,
-            }
+        (phase, Input::Timeout) => c.timed_out(h, phase),
+        (
+            Phase::Receive | Phase::CheckKey | Phase::Lookup | Phase::Claim | Phase::Takeover,
+            input,
+        ) => c.key_phase(h, input, memory, out),
+        (
+            Phase::Begin
+            | Phase::Charge
+            | Phase::InsertPayment
+            | Phase::FindPayment
+            | Phase::Outbox
+            | Phase::CompleteKey,
+            input,
+        ) => c.work(h, input, out),
+        (Phase::Commit | Phase::SendEmail | Phase::Rollback, input) => {
+            c.finish(h, input, memory, out)
         }
-        (Phase::Receive, _) => match (cfg, &key) {
-            (None, _) => start_work(None),
-            (Some(_), Some(_)) if stale => expired(),
-            (Some(_), None) => Move::error(400, ErrorCode::IdempotencyKeyMissing),
-            (Some(c), Some(k)) => match (c.store, c.atomic) {
-                (KeyStore::Redis, false) => {
-                    Move::Go(Phase::CheckKey, Call::Redis(redis::Cmd::Get(redis_key())))
+        _ => Move::error(500, ErrorCode::InternalError),
+    }
+}
+
+/// What every phase of one request's charge handler reads: its configuration
+/// and the request's figures.
+struct Charge<'c> {
+    config: &'c ChargeConfig,
+    /// The key handling (`config.key`).
+    cfg: Option<KeyCfg>,
+    amount: i64,
+    /// The key as the store keeps it (scoped where `Toggle::ScopedKey` says so).
+    key: Option<String>,
+    user: i64,
+    /// Sent longer ago than keys are kept: refused (see [`rules`]).
+    stale: bool,
+}
+
+/// The 503 of a timeout: an unknown outcome.
+fn timeout() -> Move {
+    Move::error(503, ErrorCode::UpstreamTimeout)
+}
+
+fn expired() -> Move {
+    Move::error(400, ErrorCode::RequestExpired)
+}
+
+/// The fingerprint of `h`'s request body (computed where a phase needs it).
+fn hash(h: &Handling) -> String {
+    h.req.body.fingerprint()
+}
+
+impl Charge<'_> {
+    fn redis_key(&self) -> String {
+        let user = self.user;
+        self.key
+            .as_ref()
+            .map(|k| format!("idem:u{user}:{k}"))
+            .unwrap_or_default()
+    }
+
+    fn key_or_empty(&self) -> String {
+        self.key.clone().unwrap_or_default()
+    }
+
+    fn charge_call(&self) -> Call {
+        let pass = self.cfg.is_some_and(|c| c.to_processor);
+        Call::Charge(self.amount, if pass { self.key.clone() } else { None })
+    }
+
+    /// After the key check: where the real work starts.
+    fn start_work(&self) -> Move {
+        if self.stale {
+            expired()
+        } else if self.config.transactional {
+            Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
+        } else {
+            Move::Go(Phase::Charge, self.charge_call())
+        }
+    }
+
+    /// `SELECT … FROM idempotency_keys WHERE user_id = … AND key = …`.
+    fn select_key(&self) -> Call {
+        Call::Sql(Stmt::Select {
+            table: "idempotency_keys",
+            cond: key_cond(self.user, &self.key_or_empty()),
+            order_by: Some("locked_at"),
+        })
+    }
+
+    /// A timeout in `phase`. Past the claim, where keys live in Redis: Stripe's
+    /// way stores the 503 as the key's answer, Powertools' deletes the key; then the 503.
+    fn timed_out(&self, h: &mut Handling, phase: Phase) -> Move {
+        let replay = self.config.errors_replayed;
+        match self.cfg {
+            Some(c)
+                if c.store == KeyStore::Redis
+                    && past_the_claim(phase)
+                    && (replay || self.config.delete_on_error) =>
+            {
+                h.failed = true;
+                let key = self.redis_key();
+                if !replay {
+                    return Move::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
                 }
-                (KeyStore::Redis, true) => {
-                    let marker = Stored {
-                        completed: false,
-                        hash: hash(h),
-                        code: 0,
-                        payment: String::new(),
-                        amount,
-                        locked_at: out.now,
-                    };
-                    Move::Go(
-                        Phase::Claim,
-                        Call::Redis(redis::Cmd::Set {
-                            key: redis_key(),
-                            value: redis::Value::Key(marker.record()),
-                            nx: true,
-                            xx: false,
-                            ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
-                        }),
-                    )
-                }
-                (KeyStore::Postgres, false) => Move::Go(
-                    Phase::CheckKey,
-                    Call::Sql(Stmt::Select {
-                        table: "idempotency_keys",
-                        cond: key_cond(user, k),
-                        order_by: Some("locked_at"),
+                let done = Paid {
+                    payment: "upstream_timeout".into(),
+                    amount: 0,
+                };
+                let value = redis::Value::Key(KeyRecord {
+                    hash: hash(h),
+                    done: Some((503, done)),
+                });
+                Move::Go(
+                    Phase::StoreResponse,
+                    Call::Redis(redis::Cmd::Set {
+                        key,
+                        value,
+                        nx: false,
+                        xx: false,
+                        ttl: Some(redis::Ttl::Px(c.ttl.0)),
                     }),
-                ),
-                (KeyStore::Postgres, true) => Move::Go(
-                    Phase::Claim,
-                    Call::Sql({
-                        let fp = hash(h);
-                        insert_key(h, out, k, &fp, true)
-                    }),
-                ),
-                (KeyStore::Memory, _) => {
-                    let hit = memory.get(k).cloned();
-                    Move::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
-                }
-            },
-        },
-        (Phase::CheckKey | Phase::Lookup, found) => {
-            let c = cfg.expect("keyed");
-            let stored = match found {
-                Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
-                    Some(Stored::from_record(r, out.now))
-                }
-                Input::Sql(Outcome::Ok { rows, .. }) if !rows.is_empty() => {
-                    Some(Stored::from_row(&rows[0]))
-                }
-                Input::Memory(m) => m,
-                _ => None,
-            };
-            match stored {
-                Some(s) => decide(h, out, c, s, key.as_deref().unwrap_or_default()),
-                None if h.phase == Phase::Lookup => {
-                    // Claimed a moment ago and already gone (its lease ran out): try again later.
-                    Move::error(409, ErrorCode::IdempotencyKeyInUse)
-                }
-                None if postgres => {
-                    let k = key.clone().unwrap_or_default();
-                    Move::Go(
+                )
+            }
+            _ => timeout(),
+        }
+    }
+
+    /// The key's phases: the request arrives, its key is looked up, claimed
+    /// (atomically or not) or taken over.
+    fn key_phase(
+        &self,
+        h: &mut Handling,
+        input: Input,
+        memory: &mut VecMap<String, Stored>,
+        out: &mut Out,
+    ) -> Move {
+        let (cfg, amount) = (self.cfg, self.amount);
+        let postgres = cfg.is_some_and(|c| c.store == KeyStore::Postgres);
+        match (h.phase, input) {
+            (Phase::Receive, _) => match (cfg, &self.key) {
+                (None, _) => self.start_work(),
+                (Some(_), Some(_)) if self.stale => expired(),
+                (Some(_), None) => Move::error(400, ErrorCode::IdempotencyKeyMissing),
+                (Some(c), Some(k)) => match (c.store, c.atomic) {
+                    (KeyStore::Redis, false) => Move::Go(
+                        Phase::CheckKey,
+                        Call::Redis(redis::Cmd::Get(self.redis_key())),
+                    ),
+                    (KeyStore::Redis, true) => {
+                        let marker = Stored {
+                            completed: false,
+                            hash: hash(h),
+                            code: 0,
+                            payment: String::new(),
+                            amount,
+                            locked_at: out.now,
+                        };
+                        Move::Go(
+                            Phase::Claim,
+                            Call::Redis(redis::Cmd::Set {
+                                key: self.redis_key(),
+                                value: redis::Value::Key(marker.record()),
+                                nx: true,
+                                xx: false,
+                                ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
+                            }),
+                        )
+                    }
+                    (KeyStore::Postgres, false) => Move::Go(Phase::CheckKey, self.select_key()),
+                    (KeyStore::Postgres, true) => Move::Go(
                         Phase::Claim,
                         Call::Sql({
                             let fp = hash(h);
-                            insert_key(h, out, &k, &fp, false)
+                            insert_key(h, out, k, &fp, true)
                         }),
+                    ),
+                    (KeyStore::Memory, _) => {
+                        let hit = memory.get(k).cloned();
+                        Move::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
+                    }
+                },
+            },
+            (Phase::CheckKey | Phase::Lookup, found) => {
+                let c = cfg.expect("keyed");
+                let stored = match found {
+                    Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
+                        Some(Stored::from_record(r, out.now))
+                    }
+                    Input::Sql(Outcome::Ok { rows, .. }) if !rows.is_empty() => {
+                        Some(Stored::from_row(&rows[0]))
+                    }
+                    Input::Memory(m) => m,
+                    _ => None,
+                };
+                match stored {
+                    Some(s) => decide(h, out, c, s, self.key.as_deref().unwrap_or_default()),
+                    None if h.phase == Phase::Lookup => {
+                        // Claimed a moment ago and already gone (its lease ran out): try again later.
+                        Move::error(409, ErrorCode::IdempotencyKeyInUse)
+                    }
+                    None if postgres => {
+                        let k = self.key_or_empty();
+                        Move::Go(
+                            Phase::Claim,
+                            Call::Sql({
+                                let fp = hash(h);
+                                insert_key(h, out, &k, &fp, false)
+                            }),
+                        )
+                    }
+                    None => self.start_work(),
+                }
+            }
+            (Phase::Claim, result) => match result {
+                Input::Redis(redis::Reply::Ok) => self.start_work(),
+                Input::Sql(o) if o.count() == 1 => self.start_work(),
+                Input::Sql(Outcome::Error(_)) => Move::error(409, ErrorCode::IdempotencyKeyInUse),
+                Input::Redis(_) => Move::Go(
+                    Phase::Lookup,
+                    Call::Redis(redis::Cmd::Get(self.redis_key())),
+                ),
+                _ => Move::Go(Phase::Lookup, self.select_key()),
+            },
+            (Phase::Takeover, Input::Sql(o)) => {
+                if o.count() == 1 {
+                    self.start_work()
+                } else {
+                    Move::error(409, ErrorCode::IdempotencyKeyInUse)
+                }
+            }
+            _ => Move::error(500, ErrorCode::InternalError),
+        }
+    }
+
+    /// The work's phases: the charge, and the ledger row's transaction (the
+    /// row, the receipt into the outbox, the key completed).
+    fn work(&self, h: &mut Handling, input: Input, out: &mut Out) -> Move {
+        let (cfg, amount, begin_first) = (self.cfg, self.amount, self.config.transactional);
+        match (h.phase, input) {
+            (Phase::Begin, Input::Sql(_)) => {
+                if begin_first && h.charge.is_none() {
+                    if self.stale {
+                        return expired();
+                    }
+                    Move::Go(Phase::Charge, self.charge_call())
+                } else {
+                    Move::Go(
+                        Phase::InsertPayment,
+                        Call::Sql(insert_payment(h, out, amount, self.key.clone())),
                     )
                 }
-                None => start_work(cfg),
             }
-        }
-        (Phase::Claim, result) => match result {
-            Input::Redis(redis::Reply::Ok) => start_work(cfg),
-            Input::Sql(o) if o.count() == 1 => start_work(cfg),
-            Input::Sql(Outcome::Error(_)) => Move::error(409, ErrorCode::IdempotencyKeyInUse),
-            Input::Redis(_) => Move::Go(Phase::Lookup, Call::Redis(redis::Cmd::Get(redis_key()))),
-            _ => Move::Go(
-                Phase::Lookup,
-                Call::Sql(Stmt::Select {
-                    table: "idempotency_keys",
-                    cond: key_cond(user, &key.clone().unwrap_or_default()),
-                    order_by: Some("locked_at"),
-                }),
-            ),
-        },
-        (Phase::Takeover, Input::Sql(o)) => {
-            if o.count() == 1 {
-                start_work(cfg)
-            } else {
-                Move::error(409, ErrorCode::IdempotencyKeyInUse)
-            }
-        }
-        (Phase::Begin, Input::Sql(_)) => {
-            if begin_first && h.charge.is_none() {
-                if stale {
-                    return expired();
+            (Phase::Charge, Input::Charged(charge, _)) => {
+                h.charge = Some(charge);
+                if begin_first || cfg.is_none() {
+                    // Inside the @Transactional transaction already, or no transaction at all.
+                    Move::Go(
+                        Phase::InsertPayment,
+                        Call::Sql(insert_payment(h, out, amount, self.key.clone())),
+                    )
+                } else {
+                    Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
                 }
-                Move::Go(Phase::Charge, charge_call(cfg))
-            } else {
+            }
+            (Phase::Charge, Input::Refused(code)) => {
+                // A definite answer from the processor: nothing was charged.
+                Move::Respond(422, Reply::Error(code), false)
+            }
+            (Phase::InsertPayment, Input::Sql(o)) => {
+                if o.is_error() {
+                    return Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
+                }
+                if o.count() == 0 {
+                    // The ledger already has this key's payment: read it and answer with it.
+                    return Move::Go(
+                        Phase::FindPayment,
+                        Call::Sql(Stmt::Select {
+                            table: "payments",
+                            cond: vec![
+                                Cond::Eq("user_id", Value::Int(self.user)),
+                                Cond::Eq("idempotency_key", Value::text(self.key_or_empty())),
+                            ],
+                            order_by: Some("id"),
+                        }),
+                    );
+                }
+                self.recorded(h, self.config.outbox)
+            }
+            (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
+                let row = &rows[0];
+                let get = |c| cell(row, &PAYMENT_COLUMNS, c);
+                let id = get("id")
+                    .and_then(Value::as_text)
+                    .unwrap_or_default()
+                    .to_string();
+                let paid = get("amount").and_then(Value::as_int).unwrap_or(0);
+                h.existing = Some((id, paid));
+                self.recorded(h, self.config.outbox)
+            }
+            (Phase::Outbox, Input::Sql(_)) => self.recorded(h, false),
+            (Phase::CompleteKey, Input::Sql(o)) => {
+                // (More than one row: duplicate claims, where the unique index is missing.)
+                if o.count() >= 1 {
+                    Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
+                } else {
+                    // The claim was taken over while this request worked (a pause, a lease
+                    // that ran out): the fence refuses its write, and it undoes its ledger row.
+                    h.lost_claim = true;
+                    Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
+                }
+            }
+            _ => Move::error(500, ErrorCode::InternalError),
+        }
+    }
+
+    /// The end's phases: the commit, the receipt emailed after it or left to
+    /// the relay, the key's answer stored; a rollback after a lost claim.
+    fn finish(
+        &self,
+        h: &mut Handling,
+        input: Input,
+        memory: &mut VecMap<String, Stored>,
+        out: &mut Out,
+    ) -> Move {
+        let amount = self.amount;
+        match (h.phase, input) {
+            (Phase::Commit | Phase::SendEmail, o) => {
+                if matches!(
+                    o,
+                    Input::Sql(Outcome::Ok {
+                        tag: db::Tag::Rollback,
+                        ..
+                    })
+                ) {
+                    return Move::error(500, ErrorCode::InternalError);
+                }
+                let (payment, paid) = payment_of(h, amount);
+                if self.config.outbox {
+                    // The receipt is in the outbox, committed: the relay will send it.
+                    out.relay = Some(h.node);
+                } else if self.config.receipt && h.phase == Phase::Commit {
+                    return Move::Go(Phase::SendEmail, Call::Email(None, payment));
+                }
+                let stored = Stored {
+                    completed: true,
+                    hash: hash(h),
+                    code: 201,
+                    payment,
+                    amount: paid,
+                    locked_at: out.now,
+                };
+                match self.cfg.map(|c| (c.store, c.ttl)) {
+                    Some((KeyStore::Redis, ttl)) => Move::Go(
+                        Phase::StoreResponse,
+                        Call::Redis(redis::Cmd::Set {
+                            key: self.redis_key(),
+                            value: redis::Value::Key(stored.record()),
+                            nx: false,
+                            xx: false,
+                            ttl: Some(redis::Ttl::Px(ttl.0)),
+                        }),
+                    ),
+                    Some((KeyStore::Memory, _)) => {
+                        memory.insert(self.key_or_empty(), stored);
+                        Move::Go(Phase::StoreResponse, Call::Local(Input::Stored))
+                    }
+                    _ => answer(h, amount),
+                }
+            }
+            (Phase::Rollback, _) if h.lost_claim => {
+                // The fence refused this request's write: answer with what the claim's owner stored.
+                Move::Go(Phase::Lookup, self.select_key())
+            }
+            _ => Move::error(500, ErrorCode::InternalError),
+        }
+    }
+
+    /// The ledger row is written (or was already there): write the receipt into
+    /// the outbox (`outbox`), complete the key in the same transaction (fenced by
+    /// the claim's token), commit, or answer.
+    fn recorded(&self, h: &Handling, outbox: bool) -> Move {
+        let amount = self.amount;
+        match self.cfg {
+            _ if outbox => insert_receipt(h, amount),
+            Some(c) if c.store == KeyStore::Postgres => {
+                let (payment, paid) = payment_of(h, amount);
+                let body = Paid {
+                    payment,
+                    amount: paid,
+                };
+                let mut cond = key_cond(h.req.user, &self.key_or_empty());
+                cond.push(Cond::Eq("status", Value::text("processing")));
+                cond.push(Cond::Eq(
+                    "locked_at",
+                    Value::Int(h.lock.unwrap_or_default().0 as i64),
+                ));
                 Move::Go(
-                    Phase::InsertPayment,
-                    Call::Sql(insert_payment(h, out, amount, key.clone())),
-                )
-            }
-        }
-        (Phase::Charge, Input::Charged(charge, _)) => {
-            h.charge = Some(charge);
-            if begin_first || cfg.is_none() {
-                // Inside the @Transactional transaction already, or no transaction at all.
-                Move::Go(
-                    Phase::InsertPayment,
-                    Call::Sql(insert_payment(h, out, amount, key.clone())),
-                )
-            } else {
-                Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
-            }
-        }
-        (Phase::Charge, Input::Refused(code)) => {
-            // A definite answer from the processor: nothing was charged.
-            Move::Respond(422, Reply::Error(code), false)
-        }
-        (Phase::InsertPayment, Input::Sql(o)) => {
-            if o.is_error() {
-                return Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback));
-            }
-            if o.count() == 0 {
-                // The ledger already has this key's payment: read it and answer with it.
-                return Move::Go(
-                    Phase::FindPayment,
-                    Call::Sql(Stmt::Select {
-                        table: "payments",
-                        cond: vec![
-                            Cond::Eq("user_id", Value::Int(user)),
-                            Cond::Eq(
-                                "idempotency_key",
-                                Value::text(key.clone().unwrap_or_default()),
-                            ),
+                    Phase::CompleteKey,
+                    Call::Sql(Stmt::Update {
+                        table: "idempotency_keys",
+                        set: vec![
+                            Assign::To("status", Value::text("completed")),
+                            Assign::To("response_code", Value::Int(201)),
+                            Assign::To("response_body", Value::Paid(body)),
                         ],
-                        order_by: Some("id"),
+                        cond,
                     }),
-                );
+                )
             }
-            recorded(h, cfg, amount, &key, begin_first, outbox)
-        }
-        (Phase::FindPayment, Input::Sql(Outcome::Ok { rows, .. })) if !rows.is_empty() => {
-            let row = &rows[0];
-            let get = |c| cell(row, &PAYMENT_COLUMNS, c);
-            let id = get("id")
-                .and_then(Value::as_text)
-                .unwrap_or_default()
-                .to_string();
-            let paid = get("amount").and_then(Value::as_int).unwrap_or(0);
-            h.existing = Some((id, paid));
-            recorded(h, cfg, amount, &key, begin_first, outbox)
-        }
-        (Phase::Outbox, Input::Sql(_)) => recorded(h, cfg, amount, &key, begin_first, false),
-        (Phase::CompleteKey, Input::Sql(o)) => {
-            // (More than one row: duplicate claims, where the unique index is missing.)
-            if o.count() >= 1 {
+            _ if self.config.transactional || self.cfg.is_some() => {
                 Move::Go(Phase::Commit, Call::Sql(Stmt::Commit))
-            } else {
-                // The claim was taken over while this request worked (a pause, a lease
-                // that ran out): the fence refuses its write, and it undoes its ledger row.
-                h.lost_claim = true;
-                Move::Go(Phase::Rollback, Call::Sql(Stmt::Rollback))
             }
+            _ => answer(h, amount),
         }
-        (Phase::Commit | Phase::SendEmail, o) => {
-            if matches!(
-                o,
-                Input::Sql(Outcome::Ok {
-                    tag: db::Tag::Rollback,
-                    ..
-                })
-            ) {
-                return Move::error(500, ErrorCode::InternalError);
-            }
-            let (payment, paid) = payment_of(h, amount);
-            if outbox {
-                // The receipt is in the outbox, committed: the relay will send it.
-                out.relay = Some(h.node);
-            } else if receipt && h.phase == Phase::Commit {
-                return Move::Go(Phase::SendEmail, Call::Email(None, payment));
-            }
-            let stored = Stored {
-                completed: true,
-                hash: hash(h),
-                code: 201,
-                payment,
-                amount: paid,
-                locked_at: out.now,
-            };
-            match cfg.map(|c| (c.store, c.ttl)) {
-                Some((KeyStore::Redis, ttl)) => Move::Go(
-                    Phase::StoreResponse,
-                    Call::Redis(redis::Cmd::Set {
-                        key: redis_key(),
-                        value: redis::Value::Key(stored.record()),
-                        nx: false,
-                        xx: false,
-                        ttl: Some(redis::Ttl::Px(ttl.0)),
-                    }),
-                ),
-                Some((KeyStore::Memory, _)) => {
-                    let k = key.clone().unwrap_or_default();
-                    memory.insert(k, stored);
-                    Move::Go(Phase::StoreResponse, Call::Local(Input::Stored))
-                }
-                _ => answer(h, amount),
-            }
-        }
-        (Phase::Rollback, _) if h.lost_claim => {
-            // The fence refused this request's write: answer with what the claim's owner stored.
-            Move::Go(
-                Phase::Lookup,
-                Call::Sql(Stmt::Select {
-                    table: "idempotency_keys",
-                    cond: key_cond(user, &key.clone().unwrap_or_default()),
-                    order_by: Some("locked_at"),
-                }),
-            )
-        }
-        _ => Move::error(500, ErrorCode::InternalError),
     }
 }
 
@@ -436,50 +560,6 @@ pub(crate) fn insert_receipt(h: &Handling, amount: i64) -> Move {
             on_conflict: OnConflict::DoNothing,
         }),
     )
-}
-
-/// The ledger row is written (or was already there): write the receipt into
-/// the outbox (`outbox`), complete the key in the same transaction (fenced by
-/// the claim's token), commit, or answer.
-fn recorded(
-    h: &Handling,
-    cfg: Option<KeyCfg>,
-    amount: i64,
-    key: &Option<String>,
-    transactional: bool,
-    outbox: bool,
-) -> Move {
-    match cfg {
-        _ if outbox => insert_receipt(h, amount),
-        Some(c) if c.store == KeyStore::Postgres => {
-            let (payment, paid) = payment_of(h, amount);
-            let k = key.clone().unwrap_or_default();
-            let body = Paid {
-                payment,
-                amount: paid,
-            };
-            let mut cond = key_cond(h.req.user, &k);
-            cond.push(Cond::Eq("status", Value::text("processing")));
-            cond.push(Cond::Eq(
-                "locked_at",
-                Value::Int(h.lock.unwrap_or_default().0 as i64),
-            ));
-            Move::Go(
-                Phase::CompleteKey,
-                Call::Sql(Stmt::Update {
-                    table: "idempotency_keys",
-                    set: vec![
-                        Assign::To("status", Value::text("completed")),
-                        Assign::To("response_code", Value::Int(201)),
-                        Assign::To("response_body", Value::Paid(body)),
-                    ],
-                    cond,
-                }),
-            )
-        }
-        _ if transactional || cfg.is_some() => Move::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
-        _ => answer(h, amount),
-    }
 }
 
 /// The claim: `INSERT … 'processing'` with this moment as the lock (the fencing token).
