@@ -7,18 +7,22 @@
 //! (a link's latency, a random fault) comes in the same order as the node's
 //! own, and nothing is collected per step: no buffer to allocate.
 
+use crate::db::Stmt;
 use crate::http::OpId;
 use crate::net::{
     Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId, Verdict,
 };
-use crate::rng::Rng;
 use crate::node::config::NodeConfig;
+use crate::rng::Rng;
 use crate::scenario::{Phase, Scenario, Toggles};
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
 
-/// Something scheduled on the virtual clock.
+/// What happens: something scheduled on the virtual clock (a message's
+/// delivery, a timer), or what the world hands a node to react to at once
+/// (a message that arrived, a command's effect). The one enum of both: the
+/// world queues the first kind and fires each event, a node reacts to it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
     Deliver(MsgId),
@@ -55,10 +59,46 @@ pub enum Event {
     SessionTimeout,
     /// The consumer's statement timeout on request `.0`'s last statement.
     StatementTimeout(ReqId),
+    // Never queued: the world hands these to a node as they happen.
+    /// A message arrives at its node (its `Deliver` fired and it was not lost).
+    Arrive(Box<Msg>),
+    /// The client plans its next attempt after a timeout that counts.
+    PlanRetry {
+        op: OpId,
+        lane: usize,
+    },
+    /// The reader's parallel copies.
+    Parallel(u32),
+    /// Another writer's statement.
+    External(Box<Stmt>),
+    /// A request's database connection closes.
+    Disconnect(ReqId),
+    /// The broker may feed an idle consumer.
+    Pump,
 }
 
 /// A queued event's place: (time, sequence number).
 pub type EventKey = (Millis, u64);
+
+/// Queues `ev` at `at`, numbered by `seq`: the one way an event is queued,
+/// by a node ([`Out::timer`]) or by the world. Its key cancels it.
+pub(crate) fn schedule(
+    queue: &mut VecMap<EventKey, Event>,
+    seq: &mut u64,
+    at: Millis,
+    ev: Event,
+) -> EventKey {
+    *seq += 1;
+    queue.insert((at, *seq), ev);
+    (at, *seq)
+}
+
+/// Cancels a queued event that is no longer wanted, so the queue holds only live events.
+pub(crate) fn cancel(queue: &mut VecMap<EventKey, Event>, key: Option<EventKey>) {
+    if let Some(k) = key {
+        queue.remove(&k);
+    }
+}
 
 /// What a node may do besides changing its own state (see the module's doc).
 pub struct Out<'a> {
@@ -103,16 +143,12 @@ impl Out<'_> {
 
     /// Sets a timer; its key cancels it.
     pub fn timer(&mut self, at: Millis, ev: Event) -> EventKey {
-        *self.seq += 1;
-        self.queue.insert((at, *self.seq), ev);
-        (at, *self.seq)
+        schedule(self.queue, self.seq, at, ev)
     }
 
-    /// Cancels a timer that is no longer wanted, so the queue holds only live events.
+    /// Cancels a timer that is no longer wanted.
     pub fn cancel(&mut self, key: Option<EventKey>) {
-        if let Some(k) = key {
-            self.queue.remove(&k);
-        }
+        cancel(self.queue, key)
     }
 
     /// The decisive moment: a retry or a duplicate is sent, a record is redelivered.

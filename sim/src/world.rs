@@ -7,12 +7,11 @@
 //! state is `Clone + Eq + Hash`.
 
 use crate::db::{Assign, Cond, ConnId, Db, Stmt, Value};
-use crate::http::OpId;
 use crate::invariant::Invariant;
 use crate::net::{Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId};
 use crate::node::config::NodeConfig;
 use crate::node::{self, postgres};
-use crate::out::Out;
+use crate::out::{self, Out};
 use crate::redis::Redis;
 use crate::rng::Rng;
 use crate::scenario::{Handler, Scenario, Toggle, Toggles, When, EMAILS, USER_ID};
@@ -27,8 +26,8 @@ pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
 pub use crate::node::api::Api;
 pub use crate::node::broker::{Broker, Consumer, Producer, Record};
-pub use crate::node::config::key_ttl;
 pub use crate::node::client::{Client, ClientOp, Lane};
+pub use crate::node::config::key_ttl;
 pub use crate::node::mail::Mail;
 pub use crate::node::processor::{Charge, Processor};
 pub use crate::node::rules::{Handling, Stored};
@@ -160,48 +159,6 @@ macro_rules! out {
     };
 }
 
-/// What a node is asked to react to (see [`World::react`]).
-enum Stimulus {
-    Deliver {
-        from: NodeId,
-        to: NodeId,
-        req: Option<ReqId>,
-        payload: Payload,
-    },
-    ClientStart(OpId),
-    ClientTimeout {
-        op: OpId,
-        lane: usize,
-        attempt: u32,
-    },
-    PlanRetry {
-        op: OpId,
-        lane: usize,
-    },
-    ClientRetry {
-        op: OpId,
-        lane: usize,
-    },
-    ClientCheck(OpId),
-    /// The reader's parallel copies.
-    Parallel(u32),
-    ApiTimeout(u8, ReqId),
-    /// The producer publishes (`None`), or its attempt timed out.
-    Producer(Option<u32>),
-    /// The broker may feed an idle consumer.
-    Pump,
-    /// Another writer's statement.
-    External(Stmt),
-    /// A request's database connection closes.
-    Disconnect(ReqId),
-    /// API instance `i`'s outbox relay wakes up.
-    Relay(u8),
-    /// The broker's session timeout.
-    Session,
-    /// The consumer's statement timeout on request `.0`.
-    StatementTimeout(ReqId),
-}
-
 impl World {
     pub fn new(scenario: Arc<Scenario>, config: Config) -> World {
         let db = Db::new(scenario.tables(config.toggles));
@@ -269,16 +226,11 @@ impl World {
     }
 
     fn schedule(&mut self, at: Millis, ev: Event) -> EventKey {
-        self.seq += 1;
-        self.queue.insert((at, self.seq), ev);
-        (at, self.seq)
+        out::schedule(&mut self.queue, &mut self.seq, at, ev)
     }
 
-    /// Cancels a timer that is no longer wanted, so the queue holds only live events.
     fn cancel(&mut self, key: Option<EventKey>) {
-        if let Some(k) = key {
-            self.queue.remove(&k);
-        }
+        out::cancel(&mut self.queue, key)
     }
 
     /// Events waiting on the clock, in firing order.
@@ -337,11 +289,8 @@ impl World {
         let hs_ = &mut hs;
         match ev {
             Event::Deliver(id) => self.deliver(id, hs_),
-            Event::ClientStart(op) => {
-                self.react(Stimulus::ClientStart(op), hs_);
-            }
             Event::ClientTimeout { op, lane, attempt } => {
-                if self.react(Stimulus::ClientTimeout { op, lane, attempt }, hs_) {
+                if self.react(ev, hs_) {
                     let script = self.scenario.script;
                     for c in script {
                         if c.when == (When::ClientTimedOut { op, attempt })
@@ -350,20 +299,14 @@ impl World {
                             hs_.extend(self.command(&c.command).unwrap_or_default());
                         }
                     }
-                    self.react(Stimulus::PlanRetry { op, lane }, hs_);
+                    self.react(Event::PlanRetry { op, lane }, hs_);
                 }
-            }
-            Event::ClientRetry { op, lane } => {
-                self.react(Stimulus::ClientRetry { op, lane }, hs_);
-            }
-            Event::ClientCheck { op } => {
-                self.react(Stimulus::ClientCheck(op), hs_);
             }
             Event::Deadline { node, req, token } => {
                 let NodeId::Api(i) = node else { return hs };
                 if self.apis[i as usize].deadline_due(req, token) {
                     self.drop_connection(req, hs_);
-                    self.react(Stimulus::ApiTimeout(i, req), hs_);
+                    self.react(ev, hs_);
                 }
             }
             Event::Restart(n) => {
@@ -378,21 +321,9 @@ impl World {
                     hs_.extend(self.command(&s.command).unwrap_or_default());
                 }
             }
-            Event::ProducerSend => {
-                self.react(Stimulus::Producer(None), hs_);
-            }
-            Event::ProducerTimeout { attempt } => {
-                self.react(Stimulus::Producer(Some(attempt)), hs_);
-            }
-            Event::Relay(NodeId::Api(i)) => {
-                self.react(Stimulus::Relay(i), hs_);
-            }
-            Event::Relay(_) => {}
-            Event::SessionTimeout => {
-                self.react(Stimulus::Session, hs_);
-            }
-            Event::StatementTimeout(rid) => {
-                self.react(Stimulus::StatementTimeout(rid), hs_);
+            // The timers of a node, and nothing else is queued.
+            ev => {
+                self.react(ev, hs_);
             }
         }
         self.settle(&mut hs);
@@ -402,7 +333,7 @@ impl World {
     /// The end of every step: the broker feeds an idle consumer, and the invariants are judged.
     fn settle(&mut self, hs: &mut Vec<Happening>) {
         if self.scenario.handler == Handler::Pipeline && self.consumer.idle() {
-            self.react(Stimulus::Pump, hs);
+            self.react(Event::Pump, hs);
         }
         self.check_invariants(hs);
     }
@@ -449,7 +380,7 @@ impl World {
                 if !Command::PARALLEL.contains(n) {
                     return Err(CommandError::BadCount(*n));
                 }
-                if !self.react(Stimulus::Parallel(*n), &mut hs) {
+                if !self.react(Event::Parallel(*n), &mut hs) {
                     return Err(CommandError::NoClient);
                 }
             }
@@ -495,7 +426,7 @@ impl World {
                     set: vec![set, Assign::Add("version", 1)],
                     cond: vec![Cond::Eq("id", Value::Int(id))],
                 };
-                self.react(Stimulus::External(stmt), &mut hs);
+                self.react(Event::External(Box::new(stmt)), &mut hs);
             }
         }
         Ok(hs)
@@ -554,18 +485,12 @@ impl World {
                 to,
                 label,
             });
-            let stimulus = Stimulus::Deliver {
-                from,
-                to,
-                req: m.req,
-                payload: m.payload,
-            };
-            self.react(stimulus, hs);
+            self.react(Event::Arrive(Box::new(m)), hs);
         }
         // The last statement its process sent before the close has been read: now the close.
         if let Some(r) = closing.filter(|r| !self.sql_in_flight(*r)) {
             self.closing.retain(|c| *c != r);
-            self.react(Stimulus::Disconnect(r), hs);
+            self.react(Event::Disconnect(r), hs);
         }
     }
 
@@ -582,24 +507,19 @@ impl World {
     /// A node reacts, with the outbox lent to it (the one place that lends
     /// one); a crash it decided on happens once it returns. The answer is
     /// the node's (whether the timeout counts, whether the client could fire).
-    fn react(&mut self, s: Stimulus, hs: &mut Vec<Happening>) -> bool {
+    fn react(&mut self, ev: Event, hs: &mut Vec<Happening>) -> bool {
         let mut o = out!(self, hs);
         let mut answer = true;
         let mut drop_after = None;
-        match s {
-            Stimulus::Deliver {
-                from,
-                to,
-                req,
-                payload,
-            } => match (to, payload) {
-                (NodeId::Api(i), Payload::Request(r)) => {
+        match ev {
+            Event::Arrive(m) => match (m.to, m.payload) {
+                (to @ NodeId::Api(i), Payload::Request(r)) => {
                     let rid = ReqId(self.next_req);
                     self.next_req += 1;
                     self.apis[i as usize].receive(to, rid, r, &mut o);
                 }
-                (NodeId::Api(i), p) if req.is_some() => {
-                    self.apis[i as usize].reply(req.unwrap_or(ReqId(0)), p, &mut o)
+                (NodeId::Api(i), p) if m.req.is_some() => {
+                    self.apis[i as usize].reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
                 }
                 (NodeId::Api(_), Payload::ProduceAck { .. }) => {
                     self.producer.on_ack(&mut self.producer_timer, &mut o)
@@ -619,23 +539,23 @@ impl World {
                         .receive(rid, r, &mut self.statement_timer, &mut o);
                 }
                 (NodeId::Consumer, p) => {
-                    let (rid, timer) = (req.unwrap_or(ReqId(0)), &mut self.statement_timer);
+                    let (rid, timer) = (m.req.unwrap_or(ReqId(0)), &mut self.statement_timer);
                     self.consumer.on_reply(rid, p, timer, &mut o)
                 }
                 (NodeId::Redis, Payload::RedisCmd(cmd)) => {
-                    node::redis::on_cmd(&mut self.redis, from, req, cmd, &mut o)
+                    node::redis::on_cmd(&mut self.redis, m.from, m.req, cmd, &mut o)
                 }
                 (NodeId::Postgres, Payload::Sql(stmt)) => {
-                    postgres::on_sql(&mut self.db, &mut self.conns, from, req, stmt, &mut o)
+                    postgres::on_sql(&mut self.db, &mut self.conns, m.from, m.req, stmt, &mut o)
                 }
                 (NodeId::Processor, Payload::Charge { amount, key, op }) => self
                     .processor
-                    .on_charge(from, req, (amount, key, op), &mut o),
+                    .on_charge(m.from, m.req, (amount, key, op), &mut o),
                 (NodeId::Processor, Payload::FindCharge { key }) => {
-                    self.processor.on_find(from, req, key, &mut o)
+                    self.processor.on_find(m.from, m.req, key, &mut o)
                 }
                 (NodeId::Mail, Payload::Email { id, payment }) => {
-                    self.mail.on_email(from, req, (id, payment), &mut o)
+                    self.mail.on_email(m.from, m.req, (id, payment), &mut o)
                 }
                 (NodeId::Client, Payload::Response(r)) => self.client.on_response(r, &mut o),
                 (
@@ -648,47 +568,56 @@ impl World {
                     },
                 ) => self
                     .broker
-                    .on_produce(from, (producer, seq, msg_id, amount), &mut o),
+                    .on_produce(m.from, (producer, seq, msg_id, amount), &mut o),
                 (NodeId::Broker, Payload::CommitOffset { offset }) => {
                     self.broker
                         .on_commit(offset, &mut self.session_timer, &mut o)
                 }
                 _ => {}
             },
-            Stimulus::ClientStart(op) => self.client.start(op, &mut o),
-            Stimulus::ClientTimeout { op, lane, attempt } => {
+            Event::ClientStart(op) => self.client.start(op, &mut o),
+            Event::ClientTimeout { op, lane, attempt } => {
                 answer = self.client.timed_out(op, lane, attempt, &mut o)
             }
-            Stimulus::PlanRetry { op, lane } => self.client.plan_retry(op, lane, &mut o),
-            Stimulus::ClientRetry { op, lane } => self.client.retry(op, lane, &mut o),
-            Stimulus::ClientCheck(op) => self.client.check(op, &mut o),
-            Stimulus::Parallel(n) => answer = self.client.parallel(n, &mut o).is_some(),
-            Stimulus::ApiTimeout(i, rid) => self.apis[i as usize].timed_out(rid, &mut o),
-            Stimulus::Producer(timeout) => {
+            Event::PlanRetry { op, lane } => self.client.plan_retry(op, lane, &mut o),
+            Event::ClientRetry { op, lane } => self.client.retry(op, lane, &mut o),
+            Event::ClientCheck { op } => self.client.check(op, &mut o),
+            Event::Parallel(n) => answer = self.client.parallel(n, &mut o).is_some(),
+            Event::Deadline {
+                node: NodeId::Api(i),
+                req,
+                ..
+            } => self.apis[i as usize].timed_out(req, &mut o),
+            Event::ProducerSend => {
                 let (up, timer) = (self.apis[0].up, &mut self.producer_timer);
-                match timeout {
-                    None => self.producer.send(up, timer, &mut o),
-                    Some(attempt) => self.producer.timeout(attempt, up, timer, &mut o),
-                }
+                self.producer.send(up, timer, &mut o)
             }
-            Stimulus::Pump => self.broker.pump(&mut self.session_timer, &mut o),
-            Stimulus::Session => self.broker.session_expired(&mut self.session_timer, &mut o),
-            Stimulus::StatementTimeout(rid) => {
+            Event::ProducerTimeout { attempt } => {
+                let (up, timer) = (self.apis[0].up, &mut self.producer_timer);
+                self.producer.timeout(attempt, up, timer, &mut o)
+            }
+            Event::Pump => self.broker.pump(&mut self.session_timer, &mut o),
+            Event::SessionTimeout => self.broker.session_expired(&mut self.session_timer, &mut o),
+            Event::StatementTimeout(rid) => {
                 let timer = &mut self.statement_timer;
                 if let Some(r) = self.consumer.statement_timed_out(rid, timer, &mut o) {
                     drop_after = Some(r);
                 }
             }
-            Stimulus::External(stmt) => postgres::external(&mut self.db, &self.conns, stmt, &mut o),
-            Stimulus::Disconnect(rid) => {
-                postgres::disconnect(&mut self.db, &self.conns, rid, &mut o)
-            }
-            Stimulus::Relay(i) => {
+            Event::External(stmt) => postgres::external(&mut self.db, &self.conns, *stmt, &mut o),
+            Event::Disconnect(rid) => postgres::disconnect(&mut self.db, &self.conns, rid, &mut o),
+            Event::Relay(node @ NodeId::Api(i)) => {
                 let rid = ReqId(self.next_req);
-                if self.apis[i as usize].wake_relay(NodeId::Api(i), rid, &mut o) {
+                if self.apis[i as usize].wake_relay(node, rid, &mut o) {
                     self.next_req += 1;
                 }
             }
+            // The world's own: a message on its way, a restart, a script's command.
+            Event::Deliver(_)
+            | Event::Restart(_)
+            | Event::Script(_)
+            | Event::Deadline { .. }
+            | Event::Relay(_) => {}
         }
         let (crash, relay) = (o.crash, o.relay);
         if let Some(r) = drop_after {
@@ -697,8 +626,8 @@ impl World {
         if let Some(n) = crash {
             self.crash(n, hs);
         }
-        if let Some(NodeId::Api(i)) = relay {
-            self.react(Stimulus::Relay(i), hs);
+        if let Some(n @ NodeId::Api(_)) = relay {
+            self.react(Event::Relay(n), hs);
         }
         answer
     }
@@ -713,7 +642,7 @@ impl World {
             }
             return;
         }
-        self.react(Stimulus::Disconnect(rid), hs);
+        self.react(Event::Disconnect(rid), hs);
     }
 
     fn crash(&mut self, node: NodeId, hs: &mut Vec<Happening>) {
@@ -756,8 +685,8 @@ impl World {
         }
         hs.push(Happening::Restarted(node));
         // The outbox's relay starts with its process, and sends what is left.
-        if let (NodeId::Api(i), true) = (node, self.cfg.api.relay) {
-            self.react(Stimulus::Relay(i), hs);
+        if let (NodeId::Api(_), true) = (node, self.cfg.api.relay) {
+            self.react(Event::Relay(node), hs);
         }
     }
 }

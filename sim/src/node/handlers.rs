@@ -373,9 +373,7 @@ fn status(
             Asked::Order { order, .. } => {
                 Move::Go(Phase::MarkPaid, Call::Sql(mark_paid(order, "PAYING", None)))
             }
-            _ if config.charge.outbox => {
-                charge::insert_receipt(h, amount)
-            }
+            _ if config.charge.outbox => charge::insert_receipt(h, amount),
             _ => Move::Go(Phase::Commit, Call::Sql(Stmt::Commit)),
         },
         (Phase::MarkPaid, Input::Sql(o)) if o.count() == 0 => {
