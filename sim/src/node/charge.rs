@@ -13,6 +13,7 @@ use crate::node::rules::{cell, key_cond, Call, Handling, Input, Move, Stored};
 use crate::out::Out;
 use crate::redis;
 use crate::scenario::{KeyStore, Phase, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
+use crate::time::Millis;
 use crate::timing::CLAIM_LEASE;
 use crate::vecmap::VecMap;
 
@@ -174,6 +175,17 @@ impl Charge<'_> {
             .unwrap_or_default()
     }
 
+    /// `SET idem:u<user>:<key> <value> [NX] PX <ttl>`.
+    fn set_key(&self, value: redis::Value, nx: bool, ttl: Millis) -> Call {
+        Call::Redis(redis::Cmd::Set {
+            key: self.redis_key(),
+            value,
+            nx,
+            xx: false,
+            ttl: Some(redis::Ttl::Px(ttl.0)),
+        })
+    }
+
     fn key_or_empty(&self) -> String {
         self.key.clone().unwrap_or_default()
     }
@@ -214,9 +226,9 @@ impl Charge<'_> {
                     && (replay || self.config.delete_on_error) =>
             {
                 h.failed = true;
-                let key = self.redis_key();
                 if !replay {
-                    return Move::Go(Phase::Rollback, Call::Redis(redis::Cmd::Del(key)));
+                    let del = redis::Cmd::Del(self.redis_key());
+                    return Move::Go(Phase::Rollback, Call::Redis(del));
                 }
                 let done = Paid {
                     payment: "upstream_timeout".into(),
@@ -226,16 +238,7 @@ impl Charge<'_> {
                     hash: hash(h),
                     done: Some((503, done)),
                 });
-                Move::Go(
-                    Phase::StoreResponse,
-                    Call::Redis(redis::Cmd::Set {
-                        key,
-                        value,
-                        nx: false,
-                        xx: false,
-                        ttl: Some(redis::Ttl::Px(c.ttl.0)),
-                    }),
-                )
+                Move::Go(Phase::StoreResponse, self.set_key(value, false, c.ttl))
             }
             _ => timeout(),
         }
@@ -271,16 +274,8 @@ impl Charge<'_> {
                             amount,
                             locked_at: out.now,
                         };
-                        Move::Go(
-                            Phase::Claim,
-                            Call::Redis(redis::Cmd::Set {
-                                key: self.redis_key(),
-                                value: redis::Value::Key(marker.record()),
-                                nx: true,
-                                xx: false,
-                                ttl: Some(redis::Ttl::Px(CLAIM_LEASE.0)),
-                            }),
-                        )
+                        let value = redis::Value::Key(marker.record());
+                        Move::Go(Phase::Claim, self.set_key(value, true, CLAIM_LEASE))
                     }
                     (KeyStore::Postgres, false) => Move::Go(Phase::CheckKey, self.select_key()),
                     (KeyStore::Postgres, true) => Move::Go(
@@ -466,16 +461,10 @@ impl Charge<'_> {
                     locked_at: out.now,
                 };
                 match self.cfg.map(|c| (c.store, c.ttl)) {
-                    Some((KeyStore::Redis, ttl)) => Move::Go(
-                        Phase::StoreResponse,
-                        Call::Redis(redis::Cmd::Set {
-                            key: self.redis_key(),
-                            value: redis::Value::Key(stored.record()),
-                            nx: false,
-                            xx: false,
-                            ttl: Some(redis::Ttl::Px(ttl.0)),
-                        }),
-                    ),
+                    Some((KeyStore::Redis, ttl)) => {
+                        let value = redis::Value::Key(stored.record());
+                        Move::Go(Phase::StoreResponse, self.set_key(value, false, ttl))
+                    }
                     Some((KeyStore::Memory, _)) => {
                         memory.insert(self.key_or_empty(), stored);
                         Move::Go(Phase::StoreResponse, Call::Local(Input::Stored))
