@@ -16,7 +16,8 @@
 //! - [`run::Run`]: a whole run with time travel and branching.
 //! - [`mod@explore`]: every order of events and faults within a bound, breadth
 //!   first: the shortest path to each broken invariant, the outcomes.
-//! - [`db`], [`redis`], [`net`], [`http`]: the stores, the network, HTTP.
+//! - [`db`], [`redis`], [`net`], [`http`]: the stores, the messages, HTTP;
+//!   [`network`]: routing, the load balancer, faults' verdicts, crash rules.
 //! - [`invariant`]: named properties checked after every step.
 //! - [`timing`]: every fixed duration of the model, documented once.
 //! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
@@ -34,6 +35,7 @@ pub mod judge;
 pub mod key;
 pub mod link;
 pub mod net;
+pub mod network;
 pub mod node;
 pub mod observe;
 pub mod out;

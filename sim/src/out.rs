@@ -1,7 +1,8 @@
 //! The outbox a node writes its effects into: messages to send, timers to
 //! set or cancel, what happened for the trace, and whether it crashes. A
 //! node owns its own state and reaches no other node; the world lends it an
-//! `Out` over the network, the clock and the fault model, and routes.
+//! `Out` with the clock and the world's network ([`Net`]), which routes
+//! each message and decides its fate.
 //!
 //! Effects are applied as they are written, in order, so every random draw
 //! (a link's latency, a random fault) comes in the same order as the node's
@@ -9,12 +10,10 @@
 
 use crate::db::Stmt;
 use crate::http::OpId;
-use crate::net::{
-    Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId, Verdict,
-};
+use crate::net::{Msg, MsgId, NodeId, Payload, ReqId};
+use crate::network::Net;
 use crate::node::config::NodeConfig;
-use crate::rng::Rng;
-use crate::scenario::{Phase, Scenario, Toggles};
+use crate::scenario::{Phase, Scenario};
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -106,28 +105,17 @@ pub struct Out<'a> {
     /// The run keeps a trace (the explorer's worlds skip its texts and copies).
     pub traced: bool,
     pub scenario: &'a Scenario,
-    pub toggles: Toggles,
     /// The switches, resolved per node when the world was made.
     pub cfg: &'a NodeConfig,
-    pub random: RandomFaults,
-    pub rng: &'a mut Rng,
+    /// The world's network and fault model, which the node asks (routing,
+    /// the load balancer, payment ids, crash rules, the world's generator).
+    pub net: Net<'a>,
     pub(crate) queue: &'a mut VecMap<EventKey, Event>,
     pub(crate) seq: &'a mut u64,
-    pub(crate) msgs: &'a mut VecMap<MsgId, Msg>,
-    pub(crate) next_msg: &'a mut u32,
-    pub(crate) faults: &'a mut Vec<FaultRule>,
-    pub(crate) crashes_left: &'a mut [u32],
-    pub(crate) random_crashes: &'a mut u32,
     /// The decisive moment has come (once per run).
     pub(crate) decisive: &'a mut bool,
     /// Money the world meant to take from the account.
     pub(crate) intended_debits: &'a mut i64,
-    /// Payment ids, one sequence for every API instance.
-    pub(crate) next_payment: &'a mut u32,
-    /// The load balancer's next instance, and which instances are up (a bit each).
-    pub(crate) lb: &'a mut u8,
-    pub(crate) apis_up: u32,
-    pub(crate) apis: u8,
     pub hs: &'a mut Vec<Happening>,
     /// A node that must crash now: the world crashes it once the node returns.
     pub crash: Option<NodeId>,
@@ -163,122 +151,34 @@ impl Out<'_> {
         *self.intended_debits += amount;
     }
 
-    /// A ledger row's id: `pay_N`, or `re_N` for a refund (money going back),
-    /// as the processor names its refund.
-    pub fn new_payment_id(&mut self, amount: i64) -> String {
-        let kind = if amount < 0 { "re" } else { "pay" };
-        let id = format!("{kind}_{}", *self.next_payment);
-        *self.next_payment += 1;
-        id
-    }
-
-    /// A message is on its way to `to`.
-    pub fn in_flight_to(&self, to: NodeId) -> bool {
-        self.msgs.values().any(|m| m.to == to)
-    }
-
-    /// Round-robin over the instances that are up (all down: the next one, and the request is lost).
-    pub fn pick_api(&mut self) -> u8 {
-        let n = self.apis;
-        for k in 0..n {
-            let i = (*self.lb + k) % n;
-            if self.apis_up & (1 << i) != 0 {
-                *self.lb = (i + 1) % n;
-                return i;
-            }
-        }
-        let i = *self.lb;
-        *self.lb = (i + 1) % n;
-        i
-    }
-
-    /// Whether `node`, about to leave `prev`, crashes: a crash rule of the
-    /// scenario, or a random crash. If so, the world crashes it when it returns.
+    /// Whether `node`, about to leave `prev`, crashes (the network's crash
+    /// rules, [`Net::crash_due`]). If so, the world crashes it when it returns.
     pub fn crash_due(&mut self, node: NodeId, prev: Option<Phase>) -> bool {
-        let toggles = self.toggles;
-        let left = &*self.crashes_left;
-        let rule = self.scenario.crashes.iter().enumerate().position(|(i, c)| {
-            c.node == node
-                && Some(c.after) == prev
-                && left[i] > 0
-                && c.if_toggle.is_none_or(|(t, on)| toggles.has(t) == on)
-        });
-        let rf = self.random;
-        let random =
-            rf.crash > 0 && *self.random_crashes < rf.max_crashes && self.rng.chance(rf.crash);
-        if let Some(i) = rule {
-            self.crashes_left[i] -= 1;
-        }
-        if rule.is_some() || random {
-            if random && rule.is_none() {
-                *self.random_crashes += 1;
-            }
+        let due = self.net.crash_due(node, prev);
+        if due {
             self.crash = Some(node);
-            return true;
         }
-        false
+        due
     }
 
-    /// Sends a message: its latency, the fault rules and random faults decide
-    /// when it arrives and whether it is lost or duplicated.
+    /// Sends a message: the network routes it and decides its fate
+    /// ([`Net::route`]); it goes on the wire with its delivery queued, and
+    /// its copy first where the network duplicates it.
     pub fn send(&mut self, from: NodeId, to: NodeId, payload: Payload, req: Option<ReqId>) {
-        let lat = self.scenario.links.between(from, to);
-        let mut arrives_at = self.now + Millis(lat.base + self.rng.below(lat.jitter + 1));
-        let id = MsgId(*self.next_msg);
-        *self.next_msg += 1;
-        let mut msg = Msg {
-            id,
-            from,
-            to,
-            payload,
-            req,
-            sent_at: self.now,
-            arrives_at,
-            fate: Fate::Deliver,
-        };
-        let mut duplicate = None;
-        if let Some(i) = self.faults.iter().position(|f| f.matcher.matches(&msg)) {
-            let rule = &mut self.faults[i];
-            if rule.skip > 0 {
-                rule.skip -= 1;
-            } else {
-                match rule.verdict {
-                    Verdict::Drop => msg.fate = Fate::Lost(LossCause::Fault),
-                    Verdict::Delay { by } => arrives_at = arrives_at + by,
-                    Verdict::Duplicate { after } => duplicate = Some(after),
-                }
-                rule.times -= 1;
-                if rule.times == 0 {
-                    self.faults.remove(i);
-                }
-            }
-        }
-        let mobile = from == NodeId::Client || to == NodeId::Client;
-        let rf = self.random;
-        if mobile && rf.loss > 0 && self.rng.chance(rf.loss) {
-            msg.fate = Fate::Lost(LossCause::Random);
-        }
-        if from == NodeId::Client && rf.duplicate > 0 && self.rng.chance(rf.duplicate) {
-            duplicate = Some(Millis(1 + self.rng.below(50)));
-        }
-        msg.arrives_at = arrives_at;
+        let (msg, duplicate) = self.net.route(self.now, (from, to), payload, req);
         self.sent(&msg);
         if let Some(after) = duplicate {
-            let copy = MsgId(*self.next_msg);
-            *self.next_msg += 1;
-            let c = Msg {
-                id: copy,
-                arrives_at: arrives_at + after,
-                fate: Fate::Deliver,
-                ..msg.clone()
-            };
-            self.hs.push(Happening::Duplicated { msg: id, copy });
+            let c = self.net.copy(&msg, after);
+            self.hs.push(Happening::Duplicated {
+                msg: msg.id,
+                copy: c.id,
+            });
             self.sent(&c);
-            self.timer(c.arrives_at, Event::Deliver(copy));
-            self.msgs.insert(copy, c);
+            self.timer(c.arrives_at, Event::Deliver(c.id));
+            self.net.put(c);
         }
-        self.timer(arrives_at, Event::Deliver(id));
-        self.msgs.insert(id, msg);
+        self.timer(msg.arrives_at, Event::Deliver(msg.id));
+        self.net.put(msg);
     }
 
     fn sent(&mut self, m: &Msg) {

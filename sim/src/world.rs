@@ -9,6 +9,7 @@
 use crate::db::{Assign, Cond, ConnId, Db, Stmt, Value};
 use crate::invariant::Invariant;
 use crate::net::{Fate, FaultRule, LossCause, Msg, MsgId, NodeId, Payload, RandomFaults, ReqId};
+use crate::network::Net;
 use crate::node::config::NodeConfig;
 use crate::node::{self, postgres};
 use crate::out::{self, Out};
@@ -131,27 +132,30 @@ macro_rules! out {
             now: $w.now,
             traced: !$w.untraced,
             scenario: &$w.scenario,
-            toggles: $w.config.toggles,
             cfg: &$w.cfg,
-            random: $w.config.random,
-            rng: &mut $w.rng,
+            net: Net {
+                scenario: &$w.scenario,
+                toggles: $w.config.toggles,
+                random: $w.config.random,
+                rng: &mut $w.rng,
+                msgs: &mut $w.msgs,
+                next_msg: &mut $w.next_msg,
+                faults: &mut $w.faults,
+                crashes_left: &mut $w.crashes_left,
+                random_crashes: &mut $w.random_crashes,
+                next_payment: &mut $w.next_payment,
+                lb: &mut $w.lb,
+                apis_up: $w
+                    .apis
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (i, a)| m | (u32::from(a.up) << i)),
+                apis: $w.apis.len() as u8,
+            },
             queue: &mut $w.queue,
             seq: &mut $w.seq,
-            msgs: &mut $w.msgs,
-            next_msg: &mut $w.next_msg,
-            faults: &mut $w.faults,
-            crashes_left: &mut $w.crashes_left,
-            random_crashes: &mut $w.random_crashes,
             decisive: &mut $w.decisive,
             intended_debits: &mut $w.intended_debits,
-            next_payment: &mut $w.next_payment,
-            lb: &mut $w.lb,
-            apis_up: $w
-                .apis
-                .iter()
-                .enumerate()
-                .fold(0, |m, (i, a)| m | (u32::from(a.up) << i)),
-            apis: $w.apis.len() as u8,
             hs: $hs,
             crash: None,
             relay: None,

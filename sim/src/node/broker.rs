@@ -119,7 +119,7 @@ impl Broker {
     /// Pushes the next record to the consumer, which is idle, and waits for its
     /// offset commit no longer than the session timeout.
     pub(crate) fn pump(&mut self, session: &mut Option<EventKey>, out: &mut Out) {
-        if self.in_flight.is_some() || out.in_flight_to(NodeId::Consumer) {
+        if self.in_flight.is_some() || out.net.in_flight_to(NodeId::Consumer) {
             return;
         }
         let next = self.committed;

@@ -52,7 +52,7 @@ pub(crate) fn insert_payment(
     amount: i64,
     key: Option<String>,
 ) -> Stmt {
-    let id = out.new_payment_id(amount);
+    let id = out.net.payment_id(amount);
     h.payment = Some(id.clone());
     Stmt::Insert {
         table: "payments",

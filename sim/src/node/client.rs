@@ -114,7 +114,7 @@ impl Client {
     }
 
     fn new_key(&mut self, out: &mut Out) -> Option<KeyId> {
-        self.keys.push(out.rng.uuid_v4());
+        self.keys.push(out.net.rng.uuid_v4());
         Some(KeyId(self.keys.len() - 1))
     }
 
@@ -310,7 +310,7 @@ impl Client {
                 self.set_belief(op, Belief::Waiting, out);
             }
         }
-        let to = out.pick_api();
+        let to = out.net.pick_api();
         out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
         let t = out.now + out.cfg.client.retry.timeout;
         let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
@@ -372,7 +372,7 @@ impl Client {
             self.give_up(op, lane, out);
             return;
         }
-        let backoff = r.pause(sent, Millis(out.rng.below(r.jitter.0 + 1)));
+        let backoff = r.pause(sent, Millis(out.net.rng.below(r.jitter.0 + 1)));
         if !r.in_time(self.ops[op].started, out.now + backoff) {
             // Past the deadline: no more retries; the outcome stays unknown.
             self.give_up(op, lane, out);
