@@ -63,7 +63,7 @@ describe('the lab front and centre (release build)', { timeout: 300_000 }, () =>
           await lab.scrollToLab();
           await lab.byId('btn-copy-link').click();
           await lab.page.waitForSelector('[data-testid=notice]');
-          assert.ok(await lab.comesIntoView('notice'), 'the notice is inside the viewport');
+          assert.ok(await lab.comesIntoView('notice'), `the notice is inside the viewport: ${await lab.whereIs('notice')}`);
         }, { viewport });
       });
     }

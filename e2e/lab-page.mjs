@@ -442,6 +442,26 @@ export class LabPage extends LessonPage {
   }
 
   /**
+   * Where the elements with test id `id` are, and what the page was doing: what a failed
+   * `comesIntoView` prints, so a failure seen once in CI says why.
+   */
+  whereIs(id) {
+    return this.page.evaluate((sel) => JSON.stringify({
+      els: [...document.querySelectorAll(sel)].map((e) => {
+        const r = e.getBoundingClientRect();
+        return {
+          text: e.textContent.slice(0, 80),
+          top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right),
+          after: e.parentElement?.previousElementSibling?.className ?? null,
+          near: e.parentElement?.dataset.near ?? null,
+        };
+      }),
+      scrollY: Math.round(scrollY), innerHeight, innerWidth, focus: document.hasFocus(),
+      active: document.activeElement?.dataset?.testid ?? document.activeElement?.tagName,
+    }), `[data-testid="${id}"]`);
+  }
+
+  /**
    * Elements of the lab cut at their box: content wider than the box that neither fits
    * nor scrolls with a visible affordance (the scroll shadow of style/main.css).
    */
