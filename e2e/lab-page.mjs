@@ -456,7 +456,8 @@ export class LabPage extends LessonPage {
           near: e.parentElement?.dataset.near ?? null,
         };
       }),
-      scrollY: Math.round(scrollY), innerHeight, innerWidth, focus: document.hasFocus(),
+      scrollX: Math.round(scrollX), scrollY: Math.round(scrollY), innerHeight, innerWidth,
+      docWidth: document.documentElement.scrollWidth, focus: document.hasFocus(),
       active: document.activeElement?.dataset?.testid ?? document.activeElement?.tagName,
     }), `[data-testid="${id}"]`);
   }

@@ -127,19 +127,29 @@ pub fn place_notices(el: &Element) {
     // Once laid out (its text in, the sections near it drawn at their own heights), a
     // notice beside a control that lies past an edge of the screen is brought into view.
     if near != Near::Top {
-        let el = el.clone();
-        request_animation_frame(move || {
-            let r = el.get_bounding_client_rect();
-            let h = window()
-                .inner_height()
-                .ok()
-                .and_then(|h| h.as_f64())
-                .unwrap_or(f64::MAX);
-            if r.height() > 0.0 && (r.top() < 0.0 || r.bottom() > h) {
-                el.scroll_into_view_with_bool(r.top() < 0.0);
-            }
-        });
+        keep_in_view(el.clone(), 20);
     }
+}
+
+/// Brings `el` wholly into view if it lies past an edge of the screen (either axis), and
+/// checks again for `frames` more frames: a section drawn at its own height late, or the
+/// browser's scroll to a focused field, can move it after the first check.
+fn keep_in_view(el: Element, frames: u8) {
+    request_animation_frame(move || {
+        let r = el.get_bounding_client_rect();
+        let size = |v: Result<wasm_bindgen::JsValue, _>| v.ok().and_then(|v| v.as_f64());
+        let w = window();
+        let (h, wide) = (size(w.inner_height()), size(w.inner_width()));
+        let past = |edge: f64, end: Option<f64>| edge > end.unwrap_or(f64::MAX);
+        if r.height() > 0.0
+            && (r.top() < 0.0 || r.left() < 0.0 || past(r.bottom(), h) || past(r.right(), wide))
+        {
+            el.scroll_into_view_with_bool(r.top() < 0.0);
+        }
+        if frames > 0 {
+            keep_in_view(el, frames - 1);
+        }
+    });
 }
 
 /// The link to offer in a field, if copying it failed; `clear` forgets it.
