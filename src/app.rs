@@ -103,7 +103,7 @@ pub fn App() -> impl IntoView {
     }
     Effect::new(move |_| {
         let lang = lab.lang.get();
-        document().set_title(ui(lang).title);
+        document().set_title(ui(lang).title());
         if let Some(html) = document().document_element() {
             let _ = html.set_attribute("lang", lang.code());
             let _ = html.class_list().toggle_with_force("embed", lab.embed);
@@ -168,21 +168,21 @@ fn LabGrid() -> impl IntoView {
     let sections = [
         controls::section(
             "defences",
-            ui.sec_defences,
+            ui.sec_defences(),
             &controls::switches(ui, &offered, id, controls::defence_group(ui)),
         ),
         controls::section(
             "client",
             if client {
-                ui.sec_client
+                ui.sec_client()
             } else {
-                ui.bugs_variants
+                ui.bugs_variants()
             },
             &(controls::switches(ui, &offered, id, controls::variant_group(ui)) + &policy),
         ),
         controls::section(
             "more",
-            ui.explore_title,
+            ui.explore_title(),
             &(controls::faults(ui, &others) + &crate::ui::explore::panel(ui, &offered, id)),
         ),
     ]
@@ -221,7 +221,7 @@ fn LabGrid() -> impl IntoView {
         // On a phone the two runs take turns: this switch flips between them (style/main.css).
         <label class="switch compare__flip">
             <input type="checkbox" data-testid="compare-flip"/>
-            <span>{ui.cmp_flip}</span>
+            <span>{ui.cmp_flip()}</span>
         </label>
         <div class="compare" id="xv" data-testid="compare"></div>
         <div class="lab__text">
@@ -256,7 +256,7 @@ fn Notices() -> impl IntoView {
                         ("readonly", ""),
                         ("value", &link),
                         ("data-testid", "share-link"),
-                        ("aria-label", ui.copy_link),
+                        ("aria-label", ui.copy_link()),
                     ],
                 );
             }
@@ -266,7 +266,7 @@ fn Notices() -> impl IntoView {
                     ("type", "button"),
                     ("class", "link"),
                     ("data-act", Act::Dismiss.name()),
-                    ("aria-label", ui.dismiss),
+                    ("aria-label", ui.dismiss()),
                 ],
                 "×",
             );
@@ -302,29 +302,29 @@ fn read_start() -> Start {
     let mut texts: Vec<String> = notices
         .iter()
         .map(|n| match n {
-            Notice::UnknownScenario(v) => fill(ui.unknown_scenario, &[&echo(v)]),
-            Notice::BadStep(v) => fill(ui.unknown_step, &[&echo(v)]),
-            Notice::BadSeed(v) => fill(ui.bad_seed, &[&echo(v), &p.seed.to_string()]),
-            Notice::UnknownLang(v) => fill(ui.unknown_lang, &[&echo(v)]),
-            Notice::BadSpeed(v) => fill(ui.bad_speed, &[&echo(v)]),
-            Notice::UnknownToggle(v) => fill(ui.unknown_toggle, &[&echo(v)]),
-            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered, &[&echo(v)]),
-            Notice::BadCommand(v) => fill(ui.bad_command, &[&echo(v)]),
-            Notice::BadEmbed(v) => fill(ui.bad_embed, &[&echo(v)]),
-            Notice::BadRetry(v) => fill(ui.retry_bad, &[&echo(v)]),
+            Notice::UnknownScenario(v) => fill(ui.unknown_scenario(), &[&echo(v)]),
+            Notice::BadStep(v) => fill(ui.unknown_step(), &[&echo(v)]),
+            Notice::BadSeed(v) => fill(ui.bad_seed(), &[&echo(v), &p.seed.to_string()]),
+            Notice::UnknownLang(v) => fill(ui.unknown_lang(), &[&echo(v)]),
+            Notice::BadSpeed(v) => fill(ui.bad_speed(), &[&echo(v)]),
+            Notice::UnknownToggle(v) => fill(ui.unknown_toggle(), &[&echo(v)]),
+            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered(), &[&echo(v)]),
+            Notice::BadCommand(v) => fill(ui.bad_command(), &[&echo(v)]),
+            Notice::BadEmbed(v) => fill(ui.bad_embed(), &[&echo(v)]),
+            Notice::BadRetry(v) => fill(ui.retry_bad(), &[&echo(v)]),
             Notice::RetryRange { i, typed, used } => controls::retry_range(ui, *i, typed, *used),
         })
         .collect();
     // The reader's commands from the link were replayed, in order, each at its step.
     for d in dropped {
         let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
-        texts.push(fill(ui.bad_command, &[&echo(&text)]));
+        texts.push(fill(ui.bad_command(), &[&echo(&text)]));
     }
     let len = run.len();
     let step = match p.step {
         _ if p.decisive => run.decisive_step().unwrap_or(0),
         Some(k) if k > len => {
-            texts.push(fill(ui.unknown_step, &[&k.to_string()]));
+            texts.push(fill(ui.unknown_step(), &[&k.to_string()]));
             0
         }
         Some(k) => k,
@@ -332,7 +332,7 @@ fn read_start() -> Start {
     };
     let (mut texts, more) = first_notices(texts);
     if more > 0 {
-        texts.push(count(ui.more_notices, more, &[]));
+        texts.push(count(ui.more_notices(), more, &[]));
     }
     Start {
         lang,

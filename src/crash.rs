@@ -32,8 +32,8 @@ pub fn markup(ui: &Ui, href: &str, what: &str) -> Markup {
             ("data-testid", "crash"),
         ],
     );
-    h.el("h2", &[], ui.crash_title);
-    h.el("p", &[], ui.crash_text);
+    h.el("h2", &[], ui.crash_title());
+    h.el("p", &[], ui.crash_text());
     h.el(
         "a",
         &[
@@ -41,9 +41,9 @@ pub fn markup(ui: &Ui, href: &str, what: &str) -> Markup {
             ("href", href),
             ("data-testid", "crash-reload"),
         ],
-        ui.crash_reload,
+        ui.crash_reload(),
     );
-    h.el("p", &[], ui.crash_report);
+    h.el("p", &[], ui.crash_report());
     h.el(
         "a",
         &[

@@ -10,10 +10,15 @@
 //! - [`heap`]: the module's memory allocator (size classes, smaller than dlmalloc).
 //! - [`lms`]: what the module tells an LMS's adapter (`scorm.js`), and what it reads from it.
 //! - [`params`], [`narrate`], [`template`], [`seqdiag`], [`layout`], [`html`]: pure helpers, tested on the host.
+//!
+//! No `unsafe` outside the allocator ([`heap`]): the compiler refuses it (`deny(unsafe_code)`).
+
+#![deny(unsafe_code)]
 
 pub mod app;
 pub mod crash;
 pub mod fixit;
+#[allow(unsafe_code)]
 pub mod heap;
 pub mod html;
 pub mod layout;

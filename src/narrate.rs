@@ -18,7 +18,7 @@ pub use crate::template::{count, fill};
 /// Money in the reader's notation, the lab's one formatter for it: `$100.00` in
 /// English, `$100,00` in Russian (the decimal separator of the times beside it).
 pub fn money(ui: &Ui, dollars: i64) -> String {
-    format!("${dollars}{}00", ui.decimal_sep)
+    format!("${dollars}{}00", ui.decimal_sep())
 }
 
 #[cfg(test)]
@@ -44,11 +44,11 @@ pub fn duration(ui: &Ui, t: Millis) -> String {
         (ms / 1000) % 60,
         ms % 1000,
     );
-    let secs = format!("{s}{}{milli:03} {}", ui.decimal_sep, ui.unit_s);
+    let secs = format!("{s}{}{milli:03} {}", ui.decimal_sep(), ui.unit_s());
     match (h, m) {
         (0, 0) => secs,
-        (0, m) => format!("{m} {} {secs}", ui.unit_min),
-        (h, m) => format!("{h} {} {m} {} {secs}", ui.unit_h, ui.unit_min),
+        (0, m) => format!("{m} {} {secs}", ui.unit_min()),
+        (h, m) => format!("{h} {} {m} {} {secs}", ui.unit_h(), ui.unit_min()),
     }
 }
 
@@ -57,20 +57,20 @@ pub fn duration(ui: &Ui, t: Millis) -> String {
 pub fn short_duration(ui: &Ui, t: Millis) -> String {
     let ms = t.0;
     let (n, unit) = if ms >= 60_000 && ms.is_multiple_of(3_600_000) {
-        ((ms / 3_600_000).to_string(), ui.unit_h)
+        ((ms / 3_600_000).to_string(), ui.unit_h())
     } else if ms >= 60_000 && ms.is_multiple_of(60_000) {
-        ((ms / 60_000).to_string(), ui.unit_min)
+        ((ms / 60_000).to_string(), ui.unit_min())
     } else if ms < 1000 {
-        (ms.to_string(), ui.unit_ms)
+        (ms.to_string(), ui.unit_ms())
     } else {
         let tenth = (ms % 1000) / 100;
         let s = (ms / 1000).to_string();
         let n = if tenth == 0 {
             s
         } else {
-            s + ui.decimal_sep + &tenth.to_string()
+            s + ui.decimal_sep() + &tenth.to_string()
         };
-        (n, ui.unit_s)
+        (n, ui.unit_s())
     };
     format!("{n} {unit}")
 }
@@ -80,23 +80,23 @@ pub fn short_duration(ui: &Ui, t: Millis) -> String {
 pub fn refusal(ui: &Ui, s: &Scenario, e: &CommandError) -> String {
     let one = |t: Template<1>, a: &str| fill(t, &[a]);
     match e {
-        CommandError::NoSuchMessage(m) => one(ui.cmd_no_message, &m.0.to_string()),
-        CommandError::NotCrashable(n) => one(ui.cmd_not_crashable, &node_name(ui, s, *n)),
-        CommandError::AlreadyDown(n) => one(ui.cmd_already_down, &node_name(ui, s, *n)),
-        CommandError::AlreadyUp(n) => one(ui.cmd_already_up, &node_name(ui, s, *n)),
+        CommandError::NoSuchMessage(m) => one(ui.cmd_no_message(), &m.0.to_string()),
+        CommandError::NotCrashable(n) => one(ui.cmd_not_crashable(), &node_name(ui, s, *n)),
+        CommandError::AlreadyDown(n) => one(ui.cmd_already_down(), &node_name(ui, s, *n)),
+        CommandError::AlreadyUp(n) => one(ui.cmd_already_up(), &node_name(ui, s, *n)),
         CommandError::BadCount(c) => count(
-            ui.cmd_bad_count,
+            ui.cmd_bad_count(),
             *c as usize,
             &[
                 &Command::PARALLEL.start().to_string(),
                 &Command::PARALLEL.end().to_string(),
             ],
         ),
-        CommandError::NoClient => ui.cmd_no_client.into(),
-        CommandError::BadDuration(d) => one(ui.cmd_bad_duration, &duration(ui, *d)),
-        CommandError::NoAccount => ui.cmd_no_account.into(),
-        CommandError::NothingToLose => ui.cmd_nothing_to_lose.into(),
-        CommandError::BeyondTheEnd(k) => one(ui.cmd_beyond_end, &k.to_string()),
+        CommandError::NoClient => ui.cmd_no_client().into(),
+        CommandError::BadDuration(d) => one(ui.cmd_bad_duration(), &duration(ui, *d)),
+        CommandError::NoAccount => ui.cmd_no_account().into(),
+        CommandError::NothingToLose => ui.cmd_nothing_to_lose().into(),
+        CommandError::BeyondTheEnd(k) => one(ui.cmd_beyond_end(), &k.to_string()),
     }
 }
 
@@ -105,109 +105,109 @@ pub fn refusal(ui: &Ui, s: &Scenario, e: &CommandError) -> String {
 pub fn node_name(ui: &Ui, s: &Scenario, n: NodeId) -> String {
     let pay = s.takes_payments();
     match n {
-        NodeId::Client => ui.node_mobile_app.into(),
+        NodeId::Client => ui.node_mobile_app().into(),
         // Not a payment: just an API, as the diagram's lane names it.
         NodeId::Api(i) => fill(
             if pay {
-                ui.node_api_instance
+                ui.node_api_instance()
             } else {
-                ui.short_api
+                ui.short_api()
             },
             &[&((b'A' + i) as char).to_string()],
         ),
-        NodeId::Redis => ui.node_redis.into(),
-        NodeId::Postgres if pay => ui.node_postgres.into(),
-        NodeId::Postgres => ui.node_database.into(),
-        NodeId::Processor => ui.node_processor.into(),
-        NodeId::Broker => ui.node_kafka.into(),
-        NodeId::Consumer => ui.node_consumer.into(),
-        NodeId::Mail => ui.node_mail.into(),
+        NodeId::Redis => ui.node_redis().into(),
+        NodeId::Postgres if pay => ui.node_postgres().into(),
+        NodeId::Postgres => ui.node_database().into(),
+        NodeId::Processor => ui.node_processor().into(),
+        NodeId::Broker => ui.node_kafka().into(),
+        NodeId::Consumer => ui.node_consumer().into(),
+        NodeId::Mail => ui.node_mail().into(),
     }
 }
 
 /// A short node name for the diagram lanes.
 pub fn node_short(ui: &Ui, n: NodeId) -> String {
     match n {
-        NodeId::Client => ui.short_client.into(),
-        NodeId::Api(i) => fill(ui.short_api, &[&((b'A' + i) as char).to_string()]),
+        NodeId::Client => ui.short_client().into(),
+        NodeId::Api(i) => fill(ui.short_api(), &[&((b'A' + i) as char).to_string()]),
         NodeId::Redis => "Redis".into(),
         NodeId::Postgres => "Postgres".into(),
-        NodeId::Processor => ui.short_processor.into(),
+        NodeId::Processor => ui.short_processor().into(),
         NodeId::Broker => "Kafka".into(),
-        NodeId::Consumer => ui.node_consumer.into(),
+        NodeId::Consumer => ui.node_consumer().into(),
         NodeId::Mail => "Mail".into(),
     }
 }
 
 pub fn invariant_name(ui: &Ui, inv: Invariant) -> &'static str {
     match inv {
-        Invariant::AtMostOnceCharge => ui.inv_at_most_once_charge,
-        Invariant::LedgerMatchesCharges => ui.inv_ledger_matches_charges,
-        Invariant::LikesMatchOps => ui.inv_likes_equal_ops,
-        Invariant::BalanceMatches => ui.inv_balance_matches_debits,
-        Invariant::DefiniteAnswer => ui.inv_definite_answer,
-        Invariant::ResponseMatchesRequest => ui.inv_replay_same_request,
-        Invariant::OneReceipt => ui.inv_one_receipt,
-        Invariant::NewerWriteKept => ui.inv_newer_write_kept,
-        Invariant::RefundMade => ui.inv_refund_made,
-        Invariant::AppShowsWhatHappened => ui.inv_app_shows_what_happened,
+        Invariant::AtMostOnceCharge => ui.inv_at_most_once_charge(),
+        Invariant::LedgerMatchesCharges => ui.inv_ledger_matches_charges(),
+        Invariant::LikesMatchOps => ui.inv_likes_equal_ops(),
+        Invariant::BalanceMatches => ui.inv_balance_matches_debits(),
+        Invariant::DefiniteAnswer => ui.inv_definite_answer(),
+        Invariant::ResponseMatchesRequest => ui.inv_replay_same_request(),
+        Invariant::OneReceipt => ui.inv_one_receipt(),
+        Invariant::NewerWriteKept => ui.inv_newer_write_kept(),
+        Invariant::RefundMade => ui.inv_refund_made(),
+        Invariant::AppShowsWhatHappened => ui.inv_app_shows_what_happened(),
     }
 }
 
 pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
     match p {
-        Phase::Receive => ui.ph_receive,
-        Phase::CheckKey => ui.ph_check_key,
-        Phase::Claim => ui.ph_claim,
-        Phase::Lookup => ui.ph_lookup,
-        Phase::Takeover => ui.ph_takeover,
-        Phase::Charge => ui.ph_charge,
-        Phase::Begin => ui.ph_begin,
-        Phase::InsertPayment => ui.ph_insert_payment,
-        Phase::FindPayment => ui.ph_find_payment,
-        Phase::CompleteKey => ui.ph_complete_key,
-        Phase::Commit => ui.ph_commit,
-        Phase::StoreResponse => ui.ph_store_response,
-        Phase::Rollback => ui.ph_rollback,
-        Phase::Reply => ui.ph_reply,
-        Phase::UpdateRow => ui.ph_update_row,
-        Phase::ReadAccount => ui.ph_read_account,
-        Phase::InsertOp => ui.ph_insert_op,
-        Phase::Increment => ui.ph_increment,
-        Phase::UpdateStatus => ui.ph_update_status,
-        Phase::ClaimOrder => ui.ph_claim_order,
-        Phase::ReadOrder => ui.ph_read_order,
-        Phase::MarkPaid => ui.ph_mark_paid,
-        Phase::Publish => ui.ph_publish,
-        Phase::Consume => ui.ph_consume,
-        Phase::Dedup => ui.ph_dedup,
-        Phase::Apply => ui.ph_apply,
-        Phase::CommitOffset => ui.ph_commit_offset,
-        Phase::Outbox => ui.ph_outbox,
-        Phase::SendEmail => ui.ph_send_email,
-        Phase::Poll => ui.ph_poll,
-        Phase::MarkSent => ui.ph_mark_sent,
-        Phase::RelaySend => ui.ph_relay_send,
-        Phase::Status => ui.ph_status,
-        Phase::Reconcile => ui.ph_reconcile,
+        Phase::Receive => ui.ph_receive(),
+        Phase::CheckKey => ui.ph_check_key(),
+        Phase::Claim => ui.ph_claim(),
+        Phase::Lookup => ui.ph_lookup(),
+        Phase::Takeover => ui.ph_takeover(),
+        Phase::Charge => ui.ph_charge(),
+        Phase::Begin => ui.ph_begin(),
+        Phase::InsertPayment => ui.ph_insert_payment(),
+        Phase::FindPayment => ui.ph_find_payment(),
+        Phase::CompleteKey => ui.ph_complete_key(),
+        Phase::Commit => ui.ph_commit(),
+        Phase::StoreResponse => ui.ph_store_response(),
+        Phase::Rollback => ui.ph_rollback(),
+        Phase::Reply => ui.ph_reply(),
+        Phase::UpdateRow => ui.ph_update_row(),
+        Phase::ReadAccount => ui.ph_read_account(),
+        Phase::InsertOp => ui.ph_insert_op(),
+        Phase::Increment => ui.ph_increment(),
+        Phase::UpdateStatus => ui.ph_update_status(),
+        Phase::ClaimOrder => ui.ph_claim_order(),
+        Phase::ReadOrder => ui.ph_read_order(),
+        Phase::MarkPaid => ui.ph_mark_paid(),
+        Phase::Publish => ui.ph_publish(),
+        Phase::Consume => ui.ph_consume(),
+        Phase::Dedup => ui.ph_dedup(),
+        Phase::Apply => ui.ph_apply(),
+        Phase::CommitOffset => ui.ph_commit_offset(),
+        Phase::Outbox => ui.ph_outbox(),
+        Phase::SendEmail => ui.ph_send_email(),
+        Phase::Poll => ui.ph_poll(),
+        Phase::MarkSent => ui.ph_mark_sent(),
+        Phase::RelaySend => ui.ph_relay_send(),
+        Phase::Status => ui.ph_status(),
+        Phase::Reconcile => ui.ph_reconcile(),
     }
 }
 
 /// What the client believes, in words.
 pub fn belief_text(ui: &Ui, b: &Belief) -> String {
     match b {
-        Belief::NotStarted => ui.belief_not_started.into(),
-        Belief::Waiting => ui.belief_waiting.into(),
-        Belief::Unknown => ui.belief_unknown.into(),
-        Belief::Succeeded(what) => format!("{} ({what})", ui.belief_succeeded),
-        Belief::Failed(status, code) => format!("{} ({status} {code})", ui.belief_failed),
-        Belief::Conflict => ui.belief_conflict.into(),
+        Belief::NotStarted => ui.belief_not_started().into(),
+        Belief::Waiting => ui.belief_waiting().into(),
+        Belief::Unknown => ui.belief_unknown().into(),
+        Belief::Succeeded(what) => format!("{} ({what})", ui.belief_succeeded()),
+        Belief::Failed(status, code) => format!("{} ({status} {code})", ui.belief_failed()),
+        Belief::Conflict => ui.belief_conflict().into(),
         Belief::Reread { balance, version } => fill(
-            ui.belief_reread,
+            ui.belief_reread(),
             &[&balance.to_string(), &version.to_string()],
         ),
-        Belief::ChangedElsewhere => ui.belief_elsewhere.into(),
-        Belief::GaveUp => ui.belief_gave_up.into(),
+        Belief::ChangedElsewhere => ui.belief_elsewhere().into(),
+        Belief::GaveUp => ui.belief_gave_up().into(),
     }
 }
 
@@ -227,9 +227,9 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
     let mut out = Vec::new();
     if let Cause::Command(c) = &rec.cause {
         match c {
-            Command::LoseNextResponse => out.push(ui.n_cmd_lose_next.to_string()),
-            Command::Lose(m) => out.push(fill(ui.n_cmd_lose, &[&m.0.to_string()])),
-            Command::ParallelRetries(n) => out.push(count(ui.n_cmd_parallel, *n as usize, &[])),
+            Command::LoseNextResponse => out.push(ui.n_cmd_lose_next().to_string()),
+            Command::Lose(m) => out.push(fill(ui.n_cmd_lose(), &[&m.0.to_string()])),
+            Command::ParallelRetries(n) => out.push(count(ui.n_cmd_parallel(), *n as usize, &[])),
             // Told from the trace below, whoever sent it: the reader or the script.
             Command::ExternalDebit { .. } | Command::ExternalPut => {}
             Command::Crash(_) | Command::Restart(_) | Command::AdvanceClock(_) => {}
@@ -238,33 +238,33 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
     let mut retry_said = false;
     for h in &rec.happenings {
         let line = match h {
-            Happening::Decisive => Some(ui.n_decisive.to_string()),
+            Happening::Decisive => Some(ui.n_decisive().to_string()),
             Happening::Command(Command::ExternalDebit { amount }) => {
-                Some(fill(ui.n_cmd_external, &[&money(ui, *amount)]))
+                Some(fill(ui.n_cmd_external(), &[&money(ui, *amount)]))
             }
             Happening::Command(Command::ExternalPut) => {
-                Some(fill(ui.n_cmd_external_put, &[EMAILS[2]]))
+                Some(fill(ui.n_cmd_external_put(), &[EMAILS[2]]))
             }
             Happening::ClientSent { attempt, key, .. } => {
-                let key = key.clone().unwrap_or_else(|| ui.n_no_key.into());
+                let key = key.clone().unwrap_or_else(|| ui.n_no_key().into());
                 if *attempt > 1 && !retry_said && !matches!(rec.cause, Cause::Command(_)) {
                     retry_said = true;
-                    Some(fill(ui.n_client_retry, &[&attempt.to_string(), &key]))
+                    Some(fill(ui.n_client_retry(), &[&attempt.to_string(), &key]))
                 } else if *attempt == 1 {
-                    Some(fill(ui.n_client_sends, &[&key]))
+                    Some(fill(ui.n_client_sends(), &[&key]))
                 } else {
                     None
                 }
             }
             Happening::ClientTimeout { attempt, .. } => {
-                Some(fill(ui.n_client_timeout, &[&attempt.to_string()]))
+                Some(fill(ui.n_client_timeout(), &[&attempt.to_string()]))
             }
-            Happening::ClientChecks { .. } => Some(ui.n_client_checks.to_string()),
+            Happening::ClientChecks { .. } => Some(ui.n_client_checks().to_string()),
             Happening::Lost {
                 label,
                 cause: LossCause::NodeDown,
                 ..
-            } => Some(fill(ui.n_lost_down, &[label])),
+            } => Some(fill(ui.n_lost_down(), &[label])),
             Happening::Lost {
                 label,
                 to,
@@ -272,43 +272,43 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 ..
             } => Some(fill(
                 if *to == NodeId::Client {
-                    ui.n_lost_closed
+                    ui.n_lost_closed()
                 } else {
-                    ui.n_lost_conn
+                    ui.n_lost_conn()
                 },
                 &[label],
             )),
             Happening::Lost { label, to, .. } => {
                 if *to == NodeId::Client {
-                    Some(fill(ui.n_lost_ack, &[label]))
+                    Some(fill(ui.n_lost_ack(), &[label]))
                 } else {
-                    Some(fill(ui.n_lost, &[label]))
+                    Some(fill(ui.n_lost(), &[label]))
                 }
             }
             Happening::Delivered {
                 to: NodeId::Client,
                 label,
                 ..
-            } => Some(fill(ui.n_client_got, &[label])),
-            Happening::Duplicated { .. } => Some(ui.n_duplicated.to_string()),
+            } => Some(fill(ui.n_client_got(), &[label])),
+            Happening::Duplicated { .. } => Some(ui.n_duplicated().to_string()),
             Happening::Phase { node, phase, .. } if *phase != Phase::Reply => Some(format!(
                 "{} — {}.",
                 node_name(ui, s, *node),
                 match phase {
-                    Phase::Charge if refund => ui.ph_refund,
+                    Phase::Charge if refund => ui.ph_refund(),
                     _ => phase_text(ui, *phase),
                 }
             )),
-            Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits, &[&on.to_string()])),
+            Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits(), &[&on.to_string()])),
             // The statement itself is shown under the narration; say that it ran.
             Happening::Sql { outcome, .. } => {
-                Some(fill(ui.n_executed, &["Postgres", &outcome.to_string()]))
+                Some(fill(ui.n_executed(), &["Postgres", &outcome.to_string()]))
             }
             Happening::Redis { reply, .. } => {
-                Some(fill(ui.n_executed, &["Redis", &reply.to_string()]))
+                Some(fill(ui.n_executed(), &["Redis", &reply.to_string()]))
             }
             Happening::TxRollback { tx, crash: true } => {
-                Some(fill(ui.n_rollback_crash, &[&tx.to_string()]))
+                Some(fill(ui.n_rollback_crash(), &[&tx.to_string()]))
             }
             Happening::Charged {
                 charge,
@@ -317,9 +317,9 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 ..
             } => Some(fill(
                 if *amount < 0 {
-                    ui.n_refunded
+                    ui.n_refunded()
                 } else {
-                    ui.n_charged
+                    ui.n_charged()
                 },
                 &[&money(ui, amount.abs()), charge],
             )),
@@ -329,7 +329,7 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 replayed: true,
                 ..
             } => Some(fill(
-                ui.n_charge_replayed,
+                ui.n_charge_replayed(),
                 &[key.as_deref().unwrap_or(""), charge],
             )),
             Happening::Responded {
@@ -339,58 +339,61 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
                 error,
             } => {
                 let why = match (status, replayed) {
-                    (_, true) => ui.n_status_replay,
-                    (400, _) => ui.n_status_400,
+                    (_, true) => ui.n_status_replay(),
+                    (400, _) => ui.n_status_400(),
                     // A conditional write's 409 is the same refusal as a 412.
-                    (409, _) if *error == Some(ErrorCode::VersionMismatch) => ui.n_status_412,
-                    (409, _) => ui.n_status_409,
-                    (422, _) => ui.n_status_422,
-                    (412, _) => ui.n_status_412,
-                    (500..=599, _) => ui.n_status_5xx,
-                    _ => ui.n_status_ok,
+                    (409, _) if *error == Some(ErrorCode::VersionMismatch) => ui.n_status_412(),
+                    (409, _) => ui.n_status_409(),
+                    (422, _) => ui.n_status_422(),
+                    (412, _) => ui.n_status_412(),
+                    (500..=599, _) => ui.n_status_5xx(),
+                    _ => ui.n_status_ok(),
                 };
                 Some(fill(
-                    ui.n_respond,
+                    ui.n_respond(),
                     &[&node_name(ui, s, *node), &status.to_string(), why],
                 ))
             }
             Happening::Belief { belief, .. } if !matches!(belief, Belief::Waiting) => {
-                Some(fill(ui.n_belief, &[&belief_text(ui, belief)]))
+                Some(fill(ui.n_belief(), &[&belief_text(ui, belief)]))
             }
-            Happening::Crashed(n) => Some(fill(ui.n_crashed, &[&node_name(ui, s, *n)])),
-            Happening::Restarted(n) => Some(fill(ui.n_restarted, &[&node_name(ui, s, *n)])),
-            Happening::ClockAdvanced(d) => Some(fill(ui.n_clock, &[&duration(ui, *d)])),
-            Happening::KeyExpired(k) => Some(fill(ui.n_key_expired, &[k])),
+            Happening::Crashed(n) => Some(fill(ui.n_crashed(), &[&node_name(ui, s, *n)])),
+            Happening::Restarted(n) => Some(fill(ui.n_restarted(), &[&node_name(ui, s, *n)])),
+            Happening::ClockAdvanced(d) => Some(fill(ui.n_clock(), &[&duration(ui, *d)])),
+            Happening::KeyExpired(k) => Some(fill(ui.n_key_expired(), &[k])),
             Happening::Appended {
                 msg_id,
                 duplicate: true,
                 ..
-            } => Some(fill(ui.n_append_dup, &[msg_id])),
+            } => Some(fill(ui.n_append_dup(), &[msg_id])),
             Happening::Appended { msg_id, offset, .. } => {
-                Some(fill(ui.n_appended, &[msg_id, &offset.to_string()]))
+                Some(fill(ui.n_appended(), &[msg_id, &offset.to_string()]))
             }
-            Happening::OffsetCommitted(o) => Some(fill(ui.n_offset, &[&o.to_string()])),
+            Happening::OffsetCommitted(o) => Some(fill(ui.n_offset(), &[&o.to_string()])),
             Happening::SessionExpired { offset } => {
                 let after = short_duration(ui, SESSION_TIMEOUT);
-                Some(fill(ui.n_session_expired, &[&offset.to_string(), &after]))
+                Some(fill(ui.n_session_expired(), &[&offset.to_string(), &after]))
             }
             Happening::StatementTimedOut { offset } => {
                 let after = short_duration(ui, STATEMENT_TIMEOUT);
-                Some(fill(ui.n_statement_timeout, &[&offset.to_string(), &after]))
+                Some(fill(
+                    ui.n_statement_timeout(),
+                    &[&offset.to_string(), &after],
+                ))
             }
             Happening::Emailed { payment, duplicate } => Some(fill(
                 if *duplicate {
-                    ui.n_email_dup
+                    ui.n_email_dup()
                 } else {
-                    ui.n_emailed
+                    ui.n_emailed()
                 },
                 &[payment],
             )),
             Happening::Invariant { inv, holds } => {
                 let t = if *holds {
-                    ui.n_invariant_restored
+                    ui.n_invariant_restored()
                 } else {
-                    ui.n_invariant_broken
+                    ui.n_invariant_broken()
                 };
                 Some(fill(t, &[invariant_name(ui, *inv)]))
             }
@@ -403,7 +406,7 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
         }
     }
     if out.is_empty() {
-        out.push(ui.n_nothing.to_string());
+        out.push(ui.n_nothing().to_string());
     }
     out
 }
@@ -481,16 +484,21 @@ mod tests {
             .iter()
             .flat_map(|r| narrate(ui, &run.state_at(r.index), r))
             .collect();
-        assert!(all
-            .iter()
-            .any(|l| l.contains("201 pay_1") && l.contains(&fill(ui.n_lost_ack, &["201 pay_1"]))));
+        assert!(
+            all.iter()
+                .any(|l| l.contains("201 pay_1")
+                    && l.contains(&fill(ui.n_lost_ack(), &["201 pay_1"])))
+        );
         assert_eq!(
             all.iter()
-                .filter(|l| l.starts_with(&fill(ui.n_charged, &["100.00", ""])[..20]))
+                .filter(|l| l.starts_with(&fill(ui.n_charged(), &["100.00", ""])[..20]))
                 .count(),
             2
         );
-        assert!(all.contains(&fill(ui.n_invariant_broken, &[ui.inv_at_most_once_charge])));
+        assert!(all.contains(&fill(
+            ui.n_invariant_broken(),
+            &[ui.inv_at_most_once_charge()]
+        )));
     }
 
     /// The first step of `id`'s default run (seed 1) with a happening that `is`,
@@ -526,9 +534,9 @@ mod tests {
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let lines = narrate(ui, w, rec);
-            assert!(!lines.contains(&ui.n_nothing.to_string()), "{lines:?}");
+            assert!(!lines.contains(&ui.n_nothing().to_string()), "{lines:?}");
             assert!(
-                lines.contains(&fill(ui.n_executed, &["Postgres", "INSERT 0 1"])),
+                lines.contains(&fill(ui.n_executed(), &["Postgres", "INSERT 0 1"])),
                 "{lines:?}"
             );
         }
@@ -570,14 +578,26 @@ mod tests {
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let said = |r: &StepRecord| narrate(ui, &run.state_at(r.index), r).join(" ");
-            assert!(said(calls[0]).contains(ui.ph_charge), "{}", said(calls[0]));
-            assert!(said(calls[1]).contains(ui.ph_refund), "{}", said(calls[1]));
-            assert!(!said(calls[1]).contains(ui.ph_charge), "{}", said(calls[1]));
+            assert!(
+                said(calls[0]).contains(ui.ph_charge()),
+                "{}",
+                said(calls[0])
+            );
+            assert!(
+                said(calls[1]).contains(ui.ph_refund()),
+                "{}",
+                said(calls[1])
+            );
+            assert!(
+                !said(calls[1]).contains(ui.ph_charge()),
+                "{}",
+                said(calls[1])
+            );
             let lines = narrate(ui, &run.state_at(rec.index), rec);
             assert!(
                 lines
                     .iter()
-                    .any(|l| l.starts_with(&fill(ui.n_refunded, &["100.00", ""])[..16])),
+                    .any(|l| l.starts_with(&fill(ui.n_refunded(), &["100.00", ""])[..16])),
                 "{lines:?}"
             );
             assert!(!lines.iter().any(|l| l.contains("-100")), "{lines:?}");
@@ -633,10 +653,10 @@ mod tests {
                 let ui = ui(lang);
                 let api = node_name(ui, s, NodeId::Api(0));
                 let db = node_name(ui, s, NodeId::Postgres);
-                assert_eq!(api == fill(ui.node_api_instance, &["A"]), pay, "{}", s.id);
-                assert_eq!(db == ui.node_postgres, pay, "{}", s.id);
-                assert_eq!(api == fill(ui.short_api, &["A"]), !pay, "{}", s.id);
-                assert_eq!(db == ui.node_database, !pay, "{}", s.id);
+                assert_eq!(api == fill(ui.node_api_instance(), &["A"]), pay, "{}", s.id);
+                assert_eq!(db == ui.node_postgres(), pay, "{}", s.id);
+                assert_eq!(api == fill(ui.short_api(), &["A"]), !pay, "{}", s.id);
+                assert_eq!(db == ui.node_database(), !pay, "{}", s.id);
             }
         }
         let s = scenario::by_id("late-put").unwrap();
@@ -667,8 +687,8 @@ mod tests {
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let said = narrate(ui, w, rec).join(" ");
-            assert!(said.contains(ui.n_status_412), "{said}");
-            assert!(!said.contains(ui.n_status_409), "{said}");
+            assert!(said.contains(ui.n_status_412()), "{said}");
+            assert!(!said.contains(ui.n_status_409()), "{said}");
         }
     }
 
@@ -692,10 +712,10 @@ mod tests {
             let lines = narrate(ui, w, rec);
             let label = "503 upstream_timeout";
             assert!(
-                lines.contains(&fill(ui.n_lost_closed, &[label])),
+                lines.contains(&fill(ui.n_lost_closed(), &[label])),
                 "{lines:?}"
             );
-            assert!(!lines.contains(&fill(ui.n_client_got, &[label])));
+            assert!(!lines.contains(&fill(ui.n_client_got(), &[label])));
         }
     }
 
@@ -755,7 +775,7 @@ mod tests {
         for lang in crate::lesson::Lang::ALL {
             let ui = ui(lang);
             let lines = narrate(ui, w, rec);
-            let told = fill(ui.n_cmd_external_put, &[EMAILS[2]]);
+            let told = fill(ui.n_cmd_external_put(), &[EMAILS[2]]);
             assert_eq!(lines.iter().filter(|l| **l == told).count(), 1, "{lines:?}");
         }
     }

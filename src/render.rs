@@ -21,9 +21,9 @@ use idem_sim::{Millis, NodeId, World};
 pub fn short_duration(ui: &Ui, t: Millis) -> String {
     let s = t.0 / 1000;
     match (s / 3600, (s / 60) % 60, s % 60) {
-        (0, 0, s) => format!("{s} {}", ui.unit_s),
-        (0, m, s) => format!("{m} {} {s} {}", ui.unit_min, ui.unit_s),
-        (h, m, _) => format!("{h} {} {m} {}", ui.unit_h, ui.unit_min),
+        (0, 0, s) => format!("{s} {}", ui.unit_s()),
+        (0, m, s) => format!("{m} {} {s} {}", ui.unit_min(), ui.unit_s()),
+        (h, m, _) => format!("{h} {} {m} {}", ui.unit_h(), ui.unit_min()),
     }
 }
 
@@ -50,11 +50,11 @@ pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
     let mut h = Html::new();
     head(
         &mut h,
-        ui.pane_redis,
+        ui.pane_redis(),
         Some(("redis-keys", w.redis.keys.len().to_string())),
     );
     if w.redis.keys.is_empty() {
-        h.el("p", &[("class", "empty")], ui.no_keys);
+        h.el("p", &[("class", "empty")], ui.no_keys());
         return h.finish();
     }
     let touched = touched_redis_keys(rec);
@@ -67,7 +67,7 @@ pub fn redis(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         h.el("code", &[("class", "kv__key")], k);
         h.el("code", &[("class", "kv__value")], &e.value.to_string());
         if let Some(ttl) = w.redis.ttl(k, w.now) {
-            let text = format!("{} {}", ui.ttl, short_duration(ui, ttl));
+            let text = format!("{} {}", ui.ttl(), short_duration(ui, ttl));
             h.el(
                 "span",
                 &[("class", "kv__ttl"), ("data-ttl-ms", &ttl.0.to_string())],
@@ -92,10 +92,10 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         })
         .collect();
     let mut h = Html::new();
-    head(&mut h, ui.pane_postgres, None);
+    head(&mut h, ui.pane_postgres(), None);
     let txs: Vec<String> =
         w.db.open_transactions()
-            .map(|(_, tx)| fill(ui.open_tx, &[&tx.to_string()]))
+            .map(|(_, tx)| fill(ui.open_tx(), &[&tx.to_string()]))
             .collect();
     if !txs.is_empty() {
         h.open(
@@ -114,9 +114,9 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         h.open("ul", &[("class", "indexes")]);
         for ix in t.unique.iter() {
             let cols: Vec<&str> = ix.columns.iter().map(|c| t.columns[*c]).collect();
-            let mut text = format!("{} ({})", ui.unique_index, cols.join(", "));
+            let mut text = format!("{} ({})", ui.unique_index(), cols.join(", "));
             if !ix.present {
-                text = format!("{text} — {}", ui.index_absent);
+                text = format!("{text} — {}", ui.index_absent());
             }
             h.el(
                 "li",
@@ -145,7 +145,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
                 ("deleted", deleted),
             ]);
             let title = pending
-                .map(|tx| format!("{} ({tx})", ui.uncommitted))
+                .map(|tx| format!("{} ({tx})", ui.uncommitted()))
                 .unwrap_or_default();
             h.open(
                 "tr",
@@ -162,7 +162,7 @@ pub fn postgres(ui: &Ui, w: &World, rec: Option<&StepRecord>) -> Markup {
         }
         h.close("tbody").close("table");
         if t.rows.is_empty() {
-            h.el("p", &[("class", "empty")], ui.no_rows);
+            h.el("p", &[("class", "empty")], ui.no_rows());
         }
         h.close("div");
     }
@@ -181,12 +181,12 @@ fn cell(v: &Value) -> String {
 /// The card processor: every charge, and the customer's statement.
 pub fn processor(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
-    head(&mut h, ui.pane_processor, None);
+    head(&mut h, ui.pane_processor(), None);
     if w.processor.charges.is_empty() {
-        h.el("p", &[("class", "empty")], ui.no_charges);
+        h.el("p", &[("class", "empty")], ui.no_charges());
         return h.finish();
     }
-    h.el("p", &[("class", "statement__title")], ui.statement);
+    h.el("p", &[("class", "statement__title")], ui.statement());
     h.open("ul", &[("class", "statement")]);
     for c in &w.processor.charges {
         h.open(
@@ -216,8 +216,8 @@ pub fn processor(ui: &Ui, w: &World) -> Markup {
 /// The broker's log and the consumer group's committed offset.
 pub fn broker(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
-    head(&mut h, ui.pane_broker, None);
-    h.el("p", &[("class", "statement__title")], ui.broker_log);
+    head(&mut h, ui.pane_broker(), None);
+    h.el("p", &[("class", "statement__title")], ui.broker_log());
     h.open("ul", &[("class", "statement")]);
     for r in &w.broker.log {
         h.open(
@@ -234,7 +234,7 @@ pub fn broker(ui: &Ui, w: &World) -> Markup {
         h.el(
             "span",
             &[("class", "muted")],
-            &format!("{} {}", ui.record_offset, r.offset),
+            &format!("{} {}", ui.record_offset(), r.offset),
         );
         h.el("code", &[], &r.msg_id)
             .el("span", &[], &format!("−{}", money(ui, r.amount)));
@@ -244,7 +244,7 @@ pub fn broker(ui: &Ui, w: &World) -> Markup {
     h.el(
         "p",
         &[("class", "muted")],
-        &fill(ui.committed_offset, &[&w.broker.committed.to_string()]),
+        &fill(ui.committed_offset(), &[&w.broker.committed.to_string()]),
     );
     h.finish()
 }
@@ -272,33 +272,33 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
         .unwrap_or(0)
         .min(w.client.ops.len().saturating_sub(1));
     let mut h = Html::new();
-    head(&mut h, ui.pane_client, None);
+    head(&mut h, ui.pane_client(), None);
     let Some(op) = w.client.ops.get(i) else {
         return h.finish();
     };
     let (screen, mode) = match &op.belief {
         Belief::NotStarted => (String::new(), "idle"),
         Belief::Waiting | Belief::Unknown | Belief::Conflict => {
-            (ui.screen_spinner.to_string(), "spinner")
+            (ui.screen_spinner().to_string(), "spinner")
         }
         Belief::Succeeded(what) => match op.spec {
             OpSpec::Charge(a) | OpSpec::PayOrder { amount: a, .. } => {
-                (fill(ui.screen_receipt, &[&money(ui, a)]), "receipt")
+                (fill(ui.screen_receipt(), &[&money(ui, a)]), "receipt")
             }
             // What the app was told, right or not (key-scope's replay says so too).
-            OpSpec::Refund(a) => (fill(ui.screen_refunded, &[&money(ui, a)]), "receipt"),
+            OpSpec::Refund(a) => (fill(ui.screen_refunded(), &[&money(ui, a)]), "receipt"),
             _ => (format!("✓ {what}"), "receipt"),
         },
         Belief::Reread { balance, version } => (format!("{balance} · v{version}"), "receipt"),
         // The app tells the user the value was changed elsewhere.
-        Belief::ChangedElsewhere => (ui.belief_elsewhere.to_string(), "failed"),
+        Belief::ChangedElsewhere => (ui.belief_elsewhere().to_string(), "failed"),
         // A refund is not a payment: the app says what it was answered.
         Belief::Failed(..) if matches!(op.spec, OpSpec::Refund(_)) => {
             (belief_text(ui, &op.belief), "failed")
         }
-        Belief::Failed(..) => (ui.screen_failed.to_string(), "failed"),
+        Belief::Failed(..) => (ui.screen_failed().to_string(), "failed"),
         // Past its deadline the app still does not know: it says so, never "failed".
-        Belief::GaveUp => (ui.screen_checking.to_string(), "checking"),
+        Belief::GaveUp => (ui.screen_checking().to_string(), "checking"),
     };
     h.open("div", &[("class", "phone"), ("data-screen", mode)])
         .open("div", &[("class", "phone__screen")]);
@@ -310,7 +310,7 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
     h.el("span", &[("data-testid", "phone-screen")], &screen);
     h.close("div").close("div");
     h.open("dl", &[("class", "facts")]);
-    h.el("dt", &[], ui.client_belief);
+    h.el("dt", &[], ui.client_belief());
     h.el(
         "dd",
         &[
@@ -336,11 +336,11 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
             .collect();
         // A refund's money goes back: its own words, and the sum as given back.
         let (label, sum) = match op.spec {
-            OpSpec::Refund(_) => (ui.truth_refunds, -charges.iter().sum::<i64>()),
-            _ => (ui.truth_charges, charges.iter().sum()),
+            OpSpec::Refund(_) => (ui.truth_refunds(), -charges.iter().sum::<i64>()),
+            _ => (ui.truth_charges(), charges.iter().sum()),
         };
         let text = count(label, charges.len(), &[&money(ui, sum)]);
-        h.el("dt", &[], ui.truth_title);
+        h.el("dt", &[], ui.truth_title());
         h.el(
             "dd",
             &[
@@ -353,12 +353,12 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
     // The client's half of the contract: its policy, as the run uses it.
     let r = w.scenario.retry_policy(w.config.toggles);
     let d = |t| crate::narrate::short_duration(ui, t);
-    h.el("dt", &[], ui.retry_policy);
+    h.el("dt", &[], ui.retry_policy());
     h.el(
         "dd",
         &[("data-testid", "retry-policy")],
         &fill(
-            ui.retry_policy_value,
+            ui.retry_policy_value(),
             &[
                 &d(r.timeout),
                 &r.max_attempts.to_string(),
@@ -370,7 +370,7 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
     );
     // When each attempt goes out if none is answered, by the client's own rules
     // (`Retry::schedule`); red where the deadline may stop it.
-    h.open("dd", &[]).text(ui.retry_schedule);
+    h.open("dd", &[]).text(ui.retry_schedule());
     h.open("ol", &[("data-testid", "retry-schedule")]);
     for s in r.schedule() {
         let mut t = d(s.from);
@@ -388,10 +388,10 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
         h.el(
             "dd",
             &[("class", "bad"), ("data-testid", "retry-warning")],
-            &fill(ui.retry_ttl, &[&d(ttl)]),
+            &fill(ui.retry_ttl(), &[&d(ttl)]),
         );
     }
-    h.el("dd", &[("class", "muted")], ui.retry_rule);
+    h.el("dd", &[("class", "muted")], ui.retry_rule());
     h.close("dl");
     h.finish()
 }
@@ -399,7 +399,7 @@ pub fn client(ui: &Ui, w: &World) -> Markup {
 /// The numbers that matter for this scenario, and each invariant's status.
 pub fn outcome(ui: &Ui, w: &World) -> Markup {
     let mut h = Html::new();
-    head(&mut h, ui.pane_outcome, None);
+    head(&mut h, ui.pane_outcome(), None);
     if let Some(expected) = w.expected_charge() {
         let total = w.processor.total();
         // The core's verdict: red exactly when an invariant is broken.
@@ -408,13 +408,13 @@ pub fn outcome(ui: &Ui, w: &World) -> Markup {
             "p",
             &[("class", if bad { "summary bad" } else { "summary" })],
         );
-        h.text(&format!("{}: ", ui.customer_charged));
+        h.text(&format!("{}: ", ui.customer_charged()));
         h.el(
             "strong",
             &[("data-testid", "customer-charged")],
             &money(ui, total),
         );
-        h.text(&format!(" — {} {}", ui.expected, money(ui, expected)));
+        h.text(&format!(" — {} {}", ui.expected(), money(ui, expected)));
         h.close("p");
     }
     h.open("dl", &[("class", "numbers")]);
@@ -423,35 +423,36 @@ pub fn outcome(ui: &Ui, w: &World) -> Markup {
     };
     let o = w.observables();
     if let Some(n) = o.charges {
-        num(ui.charges_at_processor, "charge-count", n.to_string());
+        num(ui.charges_at_processor(), "charge-count", n.to_string());
     }
     if let Some(n) = o.ledger_rows {
-        num(ui.ledger_rows, "ledger-rows", n.to_string());
+        num(ui.ledger_rows(), "ledger-rows", n.to_string());
     }
     if let (Some(b), Some(v)) = (o.balance, o.version) {
-        num(ui.balance, "account-balance", b.to_string());
-        num(ui.version, "account-version", v.to_string());
+        num(ui.balance(), "account-balance", b.to_string());
+        num(ui.version(), "account-version", v.to_string());
     }
     if let Some(n) = o.likes {
-        num(ui.likes, "post-likes", n.to_string());
+        num(ui.likes(), "post-likes", n.to_string());
     }
     if let Some(status) = o.order_status {
-        num(ui.order_status, "order-status", status);
+        num(ui.order_status(), "order-status", status);
     }
     if let Some(n) = o.receipts {
-        num(ui.receipts, "receipts", n.to_string());
+        num(ui.receipts(), "receipts", n.to_string());
     }
     if let Some(e) = o.email {
-        num(ui.email, "profile-email", e);
+        num(ui.email(), "profile-email", e);
     }
     h.close("dl");
     let all = w.all_hold();
     let (word, id) = if all {
-        (ui.invariants_hold, "holds")
+        (ui.invariants_hold(), "holds")
     } else {
-        (ui.invariants_violated, "violated")
+        (ui.invariants_violated(), "violated")
     };
-    h.open("h4", &[]).text(&format!("{} ", ui.pane_invariants));
+    h.open("h4", &[])
+        .text(&format!("{} ", ui.pane_invariants()));
     h.el(
         "span",
         &[
@@ -475,7 +476,11 @@ pub fn outcome(ui: &Ui, w: &World) -> Markup {
         h.el("span", &[("class", "dot"), ("aria-hidden", "true")], "");
         h.open("span", &[])
             .text(&format!("{}: ", invariant_name(ui, *inv)));
-        h.el("strong", &[], if *holds { ui.holds } else { ui.violated });
+        h.el(
+            "strong",
+            &[],
+            if *holds { ui.holds() } else { ui.violated() },
+        );
         h.close("span").close("li");
     }
     h.close("ul");
@@ -492,7 +497,7 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> Markup {
     );
     let lines = match rec {
         Some(r) => narrate(ui, w, r),
-        None => vec![ui.n_start.to_string()],
+        None => vec![ui.n_start().to_string()],
     };
     for l in &lines {
         h.el("p", &[], l);
@@ -522,7 +527,7 @@ pub fn narration(ui: &Ui, rec: Option<&StepRecord>, w: &World) -> Markup {
                 ("data-testid", "step-command"),
                 ("tabindex", "0"),
                 ("role", "region"),
-                ("aria-label", ui.listing),
+                ("aria-label", ui.listing()),
             ],
         )
         .el("code", &[], &c)
@@ -649,7 +654,7 @@ pub fn topology(
             ("viewBox", &vb),
             // A group, not an img: its messages in flight are buttons.
             ("role", "group"),
-            ("aria-label", ui.lab_title),
+            ("aria-label", ui.lab_title()),
         ],
     );
     h.open("g", &[("class", "links")]);
@@ -714,7 +719,7 @@ pub fn topology(
         let detail = if up {
             detail
         } else {
-            format!("✕ {}", ui.node_down)
+            format!("✕ {}", ui.node_down())
         };
         // A narrow box stacks icon and text, centred; a wide one puts the icon at the left.
         let narrow = p.w < 130.0;
@@ -805,7 +810,7 @@ pub fn topology(
         // A message still on its way can be lost by the reader: a keyboard-reachable button.
         let live = w.msgs.get(&m.id).is_some_and(|m| m.fate == Fate::Deliver);
         // The accessible name contains the visible tag ("charge +2").
-        let name = fill(ui.lose_message, &[if tagged { &tag } else { &label }]);
+        let name = fill(ui.lose_message(), &[if tagged { &tag } else { &label }]);
         h.open(
             "g",
             &[
@@ -952,7 +957,7 @@ pub fn sequence(
             ("viewBox", &format!("0 0 {} {}", n(width), n(height))),
             // A group, not an img: its arrows are buttons that jump to their step.
             ("role", "group"),
-            ("aria-label", ui.pane_sequence),
+            ("aria-label", ui.pane_sequence()),
         ],
     );
     h.raw("<defs><marker id=\"seq-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0 0L10 5L0 10z\" class=\"seq__head\"/></marker></defs>");
@@ -1009,7 +1014,7 @@ pub fn sequence(
         let name = format!(
             "{shown}{} ({} {step}: {})",
             if a.lost { " ✕" } else { "" },
-            ui.step,
+            ui.step(),
             a.label
         );
         h.open(
@@ -1159,10 +1164,10 @@ mod tests {
         assert_eq!(wrap("Payment API A", 124.0, 1.0), vec!["Payment API A"]);
         for names in [crate::lesson::ui(Lang::Ru), crate::lesson::ui(Lang::En)] {
             for name in [
-                names.node_redis,
-                names.node_postgres,
-                names.node_processor,
-                names.node_mobile_app,
+                names.node_redis(),
+                names.node_postgres(),
+                names.node_processor(),
+                names.node_mobile_app(),
             ] {
                 let title = name.split(" (").next().unwrap();
                 let widest = title.split(' ').map(text_width).fold(0.0, f64::max);
@@ -1205,7 +1210,7 @@ mod tests {
         let ui = ui(Lang::En);
         let screen = attr_text(&client(ui, r.end()), "phone-screen");
         assert_eq!(screen, "failed (422 idempotency_key_reused)");
-        assert_ne!(screen, ui.screen_failed);
+        assert_ne!(screen, ui.screen_failed());
     }
 
     /// Regression: key-scope's outcome read "$100.00 — expected $0.00" in red from
@@ -1289,11 +1294,11 @@ mod tests {
             let pane = client(ui, r.end());
             assert_eq!(
                 attr_text(&pane, "phone-screen"),
-                fill(ui.screen_refunded, &[&money(ui, 100)])
+                fill(ui.screen_refunded(), &[&money(ui, 100)])
             );
             assert_eq!(
                 attr_text(&pane, "truth"),
-                count(ui.truth_refunds, 1, &[&money(ui, 100)])
+                count(ui.truth_refunds(), 1, &[&money(ui, 100)])
             );
             let statement = processor(ui, r.end());
             assert!(

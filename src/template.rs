@@ -42,7 +42,7 @@ impl<const N: usize> Template<N> {
     }
 
     /// The text as written, its placeholders unfilled.
-    pub fn text(self) -> &'static str {
+    pub const fn text(self) -> &'static str {
         self.0
     }
 }
@@ -66,7 +66,7 @@ impl<const N: usize> Counted<N> {
     }
 
     /// The text as written, its forms unchosen.
-    pub fn text(self) -> &'static str {
+    pub const fn text(self) -> &'static str {
         self.0
     }
 }

@@ -22,6 +22,8 @@
 //! - [`timing`]: every fixed duration of the model, documented once.
 //! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
 
+#![forbid(unsafe_code)]
+
 pub mod answer;
 pub mod belief;
 pub mod command;

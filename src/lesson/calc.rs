@@ -109,9 +109,9 @@ pub fn format_grouped(x: f64, lang: Lang) -> String {
 pub fn format_count(n: f64, lang: Lang) -> String {
     let ui = ui(lang);
     let scaled = [
-        (1e9, ui.count_billion),
-        (1e6, ui.count_million),
-        (1e3, ui.count_thousand),
+        (1e9, ui.count_billion()),
+        (1e6, ui.count_million()),
+        (1e3, ui.count_thousand()),
     ];
     for (unit, word) in scaled {
         if n.abs() >= unit {
@@ -125,17 +125,17 @@ pub fn format_count(n: f64, lang: Lang) -> String {
 pub fn format_bytes(bytes: f64, lang: Lang) -> String {
     let ui = ui(lang);
     let scaled = [
-        (1e12, ui.unit_tb),
-        (1e9, ui.unit_gb),
-        (1e6, ui.unit_mb),
-        (1e3, ui.unit_kb),
+        (1e12, ui.unit_tb()),
+        (1e9, ui.unit_gb()),
+        (1e6, ui.unit_mb()),
+        (1e3, ui.unit_kb()),
     ];
     for (unit, word) in scaled {
         if bytes.abs() >= unit {
             return format!("{}\u{a0}{}", format_short(bytes / unit, lang), word);
         }
     }
-    format!("{}\u{a0}{}", format_short(bytes, lang), ui.unit_bytes)
+    format!("{}\u{a0}{}", format_short(bytes, lang), ui.unit_bytes())
 }
 
 /// A percentage: "+40%" in English, "+40 %" in Russian.
@@ -148,7 +148,7 @@ pub fn format_percent(p: f64, lang: Lang) -> String {
 
 /// Milliseconds: "1 ms" / "1 мс".
 pub fn format_ms(ms: f64, lang: Lang) -> String {
-    format!("{}\u{a0}{}", format_short(ms, lang), ui(lang).unit_ms)
+    format!("{}\u{a0}{}", format_short(ms, lang), ui(lang).unit_ms())
 }
 
 /// The calculator's inputs, as the reader typed them.
@@ -177,11 +177,11 @@ impl Default for Inputs {
 /// The inputs' labels, in the order of [`Inputs::values`].
 pub fn input_labels(ui: &Ui) -> [&'static str; 5] {
     [
-        ui.calc_rps,
-        ui.calc_ttl_hours,
-        ui.calc_bytes_per_key,
-        ui.calc_extra_rtt_ms,
-        ui.calc_base_latency_ms,
+        ui.calc_rps(),
+        ui.calc_ttl_hours(),
+        ui.calc_bytes_per_key(),
+        ui.calc_extra_rtt_ms(),
+        ui.calc_base_latency_ms(),
     ]
 }
 
@@ -201,7 +201,7 @@ pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
         let (lo, hi) = BOUNDS[k];
         let dash = || "—".to_string();
         let why = fill(
-            ui.calc_bad_input,
+            ui.calc_bad_input(),
             &[
                 labels[k],
                 &format_short(lo, lang),
@@ -214,9 +214,9 @@ pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
     let bytes = memory_bytes(keys, i.bytes_per_key);
     let memory = format_bytes(bytes, lang);
     let verdict = if needs_cluster(bytes) {
-        ui.calc_needs_cluster
+        ui.calc_needs_cluster()
     } else {
-        ui.calc_fits_one_node
+        ui.calc_fits_one_node()
     };
     [
         format_count(keys, lang),
@@ -226,7 +226,7 @@ pub fn outputs(i: Inputs, lang: Lang) -> [String; 5] {
             lang,
         ),
         fill(
-            ui.calc_formula,
+            ui.calc_formula(),
             &[
                 &format_grouped(i.rps, lang),
                 &format_short(i.ttl_hours.max(0.0), lang),

@@ -5,8 +5,8 @@ use super::Kind::{FixIt, Numbers, Predict, Transfer};
 use idem_sim::ScenarioId;
 
 use super::{
-    Counted, Explore, Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section,
-    Template, Ui,
+    Counted, Explore, ExploreFields, Lang, Lesson, PageText, PageTextFields, Question,
+    ScenarioName, ScenarioText, Section, Template, Ui, UiFields,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -378,7 +378,7 @@ pub static LESSON: Lesson = Lesson {
         },
     ],
     ui: &UI,
-    page: PageText {
+    page: PageText::new(PageTextFields {
         subtitle: "Retries are inevitable. Double charges are not.",
         contents: "Contents",
         lang_switch: "Language",
@@ -392,8 +392,8 @@ pub static LESSON: Lesson = Lesson {
         calc_memory: "Memory",
         calc_added_latency: "Added latency",
         calc_note: "100 bytes is the floor: a UUID key, a status and the store's per-key overhead. With a request hash and a short stored response count 150–250 bytes; full response bodies cost several times more. The 25 GB per node limit is a rule of thumb.",
-    },
-    explore: Explore {
+    }),
+    explore: Explore::new(ExploreFields {
         progress: "States explored: {} · distinct: {} · per second: {}",
         progress_label: "Search progress",
         cells: "Truth table: {} of {} cells",
@@ -442,7 +442,7 @@ pub static LESSON: Lesson = Lesson {
         cmp_step: "The runs first differ at step {} (framed on both sequence diagrams).",
         cmp_same: "The two runs are the same: these defences change nothing here.",
         cmp_end: "At the end — yours: {}. With these defences: {}.",
-    },
+    }),
     names: &NAMES,
     scenarios: &[
         ScenarioText {
@@ -818,7 +818,7 @@ pub static LESSON: Lesson = Lesson {
 
 /// Every label of the interactive page (referenced on its own, so the page
 /// carries these labels without the prose).
-pub static UI: Ui = Ui {
+pub static UI: Ui = Ui::new(UiFields {
     title: "Idempotency Lab",
 
     lab_title: "The lab",
@@ -1154,7 +1154,7 @@ pub static UI: Ui = Ui {
     seq_legend: "✕ lost or crashed · ↻ restarted · ○ timed out · ! an invariant breaks · ∅ key expired · » clock moved",
     explore_from: Template::new("At the end of the run nothing is left to reorder: this searches from step {} instead."),
     cmp_flip: "Show the other run",
-};
+});
 
 /// Scenario titles and one-line summaries, for the picker.
 pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [

@@ -207,9 +207,9 @@ pub fn render_sections(lang: Lang) -> String {
     let l = lesson(lang);
     let mut out = String::with_capacity(64 * 1024);
     part(&mut out, "title");
-    out.push_str(&esc(l.ui.title));
+    out.push_str(&esc(l.ui.title()));
     part(&mut out, "description");
-    out.push_str(&esc(l.page.subtitle));
+    out.push_str(&esc(l.page.subtitle()));
     part(&mut out, "header");
     // The module writes this part over the page's when the reader switches language.
     out.push_str(&page_header(l.ui, &l.page, lang));
@@ -240,7 +240,7 @@ pub fn render_sections(lang: Lang) -> String {
     let _ = write!(
         out,
         "<h2 id=\"lab-title\">{}</h2><p class=\"lab-off\" data-testid=\"lab-off\">{}</p><noscript><p class=\"lab-off\" data-testid=\"lab-noscript\">{}</p></noscript>",
-        esc(l.ui.lab_title),
+        esc(l.ui.lab_title()),
         prose(l.no_lab[0]),
         prose(l.no_lab[1])
     );
@@ -263,14 +263,14 @@ pub fn page_header(ui: &Ui, page: &PageText, lang: Lang) -> Markup {
     h.el(
         "a",
         &[("class", "skip"), ("href", "#lab")],
-        page.skip_to_lab,
+        page.skip_to_lab(),
     );
     h.open("header", &[("class", "page__header")]);
     h.open("div", &[("class", "page__title")]);
-    h.el("h1", &[], ui.title);
+    h.el("h1", &[], ui.title());
     h.markup(&lang_switch(page, lang));
     h.close("div");
-    h.el("p", &[("class", "lead")], page.subtitle);
+    h.el("p", &[("class", "lead")], page.subtitle());
     h.close("header");
     h.finish()
 }
@@ -283,13 +283,13 @@ pub fn lang_switch(page: &PageText, lang: Lang) -> Markup {
         &[
             ("class", "lang"),
             ("role", "group"),
-            ("aria-label", page.lang_switch),
+            ("aria-label", page.lang_switch()),
         ],
     );
     for l in Lang::ALL {
         let (short, name) = match l {
-            Lang::Ru => (page.lang_ru_short, page.lang_ru_name),
-            Lang::En => (page.lang_en_short, page.lang_en_name),
+            Lang::Ru => (page.lang_ru_short(), page.lang_ru_name()),
+            Lang::En => (page.lang_en_short(), page.lang_en_name()),
         };
         let testid = format!("lang-{}", l.code());
         h.open(
@@ -362,9 +362,9 @@ fn quiz(out: &mut String, l: &Lesson, q: &Question) {
     let _ = write!(
         out,
         "</fieldset><details><summary>{}</summary><p class=\"verdict\"><strong class=\"yes\">{}.</strong><strong class=\"no\">{}.</strong> {}</p></details></div>",
-        esc(l.ui.check_answer),
-        esc(l.ui.correct),
-        esc(l.ui.not_quite),
+        esc(l.ui.check_answer()),
+        esc(l.ui.correct()),
+        esc(l.ui.not_quite()),
         prose(q.explain)
     );
 }
@@ -377,12 +377,12 @@ fn contents(out: &mut String, l: &Lesson) {
     let _ = write!(
         out,
         "<nav class=\"toc\" aria-labelledby=\"toc-title\"><h2 id=\"toc-title\">{}</h2><ol>",
-        esc(l.page.contents)
+        esc(l.page.contents())
     );
     for s in l.sections {
         let _ = write!(out, "<li><a href=\"#{}\">{}</a>", s.id, prose(s.title));
         if s.id == LAB_AFTER_SECTION {
-            let _ = write!(out, " · <a href=\"#lab\">{}</a>", esc(l.ui.lab_title));
+            let _ = write!(out, " · <a href=\"#lab\">{}</a>", esc(l.ui.lab_title()));
         }
         out.push_str("</li>");
     }
@@ -411,7 +411,7 @@ fn blocks(out: &mut String, l: &Lesson, blocks: &[Block]) {
                 let _ = write!(
                     out,
                     "<pre class=\"listing\" tabindex=\"0\" role=\"region\" aria-label=\"{}\"><code>{}</code></pre>",
-                    l.ui.listing,
+                    l.ui.listing(),
                     text(c)
                 );
             }
@@ -472,7 +472,7 @@ fn calculator(out: &mut String, l: &Lesson) {
         out,
         "<form class=\"calc\" data-act=\"{}\" aria-labelledby=\"calc-title\"><h3 id=\"calc-title\">{}</h3><div class=\"calc__in\">",
         Act::Calc.name(),
-        esc(page.calc_title)
+        esc(page.calc_title())
     );
     for (((name, label), value), (lo, hi)) in INPUT_NAMES
         .iter()
@@ -495,9 +495,9 @@ fn calculator(out: &mut String, l: &Lesson) {
     out.push_str("</div><dl class=\"calc__out\">");
     let values = calc::outputs(d, lang);
     let out_labels = [
-        page.calc_keys_held,
-        page.calc_memory,
-        page.calc_added_latency,
+        page.calc_keys_held(),
+        page.calc_memory(),
+        page.calc_added_latency(),
     ];
     for ((name, label), v) in OUTPUT_NAMES.iter().zip(out_labels).zip(&values) {
         let _ = write!(
@@ -515,7 +515,11 @@ fn calculator(out: &mut String, l: &Lesson) {
             esc(v)
         );
     }
-    let _ = write!(out, "<p class=\"muted\">{}</p></form>", esc(page.calc_note));
+    let _ = write!(
+        out,
+        "<p class=\"muted\">{}</p></form>",
+        esc(page.calc_note())
+    );
 }
 
 /// A prose string as markup: escaped, with its inline markup as elements.

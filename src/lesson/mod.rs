@@ -272,33 +272,33 @@ pub fn toggle_label(ui: &Ui, t: idem_sim::Toggle, scenario: Option<ScenarioId>) 
     use idem_sim::Toggle;
     match t {
         Toggle::UniqueConstraint if scenario == Some(ScenarioId::CounterIncrement) => {
-            ui.def_unique_op_id
+            ui.def_unique_op_id()
         }
-        Toggle::IdempotencyKey => ui.def_idempotency_key,
-        Toggle::UniqueConstraint => ui.def_unique_constraint,
-        Toggle::AtomicClaim => ui.def_atomic_claim,
-        Toggle::Fingerprint => ui.def_fingerprint,
-        Toggle::SameTransaction => ui.def_key_in_tx,
-        Toggle::KeyToProcessor => ui.def_key_to_processor,
-        Toggle::SharedStore => ui.def_shared_store,
-        Toggle::LongTtl => ui.def_long_ttl,
-        Toggle::VersionCheck => ui.def_version_check,
-        Toggle::IfMatch => ui.def_if_match,
-        Toggle::OpDedup => ui.def_op_id_dedup,
-        Toggle::RowCountCheck => ui.def_row_count,
-        Toggle::PayingLease => ui.def_paying_lease,
-        Toggle::ConsumerDedup => ui.def_processed_messages,
-        Toggle::IdempotentProducer => ui.def_idempotent_producer,
-        Toggle::NewKeyPerRetry => ui.def_new_key_bug,
-        Toggle::OtherWriter => ui.var_other_writer,
-        Toggle::CrashBeforeCommit => ui.var_crash_before_commit,
-        Toggle::ShortDeadline => ui.var_short_deadline,
-        Toggle::NoRetry => ui.var_no_retry,
-        Toggle::ProcessorTimeout => ui.var_processor_timeout,
-        Toggle::ErrorsReplayed => ui.var_errors_replayed,
-        Toggle::DeleteOnError => ui.var_delete_on_error,
-        Toggle::Outbox => ui.def_outbox,
-        Toggle::ScopedKey => ui.def_scoped_key,
+        Toggle::IdempotencyKey => ui.def_idempotency_key(),
+        Toggle::UniqueConstraint => ui.def_unique_constraint(),
+        Toggle::AtomicClaim => ui.def_atomic_claim(),
+        Toggle::Fingerprint => ui.def_fingerprint(),
+        Toggle::SameTransaction => ui.def_key_in_tx(),
+        Toggle::KeyToProcessor => ui.def_key_to_processor(),
+        Toggle::SharedStore => ui.def_shared_store(),
+        Toggle::LongTtl => ui.def_long_ttl(),
+        Toggle::VersionCheck => ui.def_version_check(),
+        Toggle::IfMatch => ui.def_if_match(),
+        Toggle::OpDedup => ui.def_op_id_dedup(),
+        Toggle::RowCountCheck => ui.def_row_count(),
+        Toggle::PayingLease => ui.def_paying_lease(),
+        Toggle::ConsumerDedup => ui.def_processed_messages(),
+        Toggle::IdempotentProducer => ui.def_idempotent_producer(),
+        Toggle::NewKeyPerRetry => ui.def_new_key_bug(),
+        Toggle::OtherWriter => ui.var_other_writer(),
+        Toggle::CrashBeforeCommit => ui.var_crash_before_commit(),
+        Toggle::ShortDeadline => ui.var_short_deadline(),
+        Toggle::NoRetry => ui.var_no_retry(),
+        Toggle::ProcessorTimeout => ui.var_processor_timeout(),
+        Toggle::ErrorsReplayed => ui.var_errors_replayed(),
+        Toggle::DeleteOnError => ui.var_delete_on_error(),
+        Toggle::Outbox => ui.def_outbox(),
+        Toggle::ScopedKey => ui.def_scoped_key(),
     }
 }
 
@@ -415,26 +415,54 @@ pub fn lesson(lang: Lang) -> &'static Lesson {
     }
 }
 
-/// Declares [`Ui`] and a walker over all its fields, so no field can be missed by
-/// the tests or by a caller that needs every string. A field is plain text unless
-/// it names its type: a [`Template`] or a [`Counted`] (`name: Template<2>,`),
-/// whose text the compiler checks against its arity where `en.rs` and `ru.rs`
-/// write it.
+/// Declares a table of labels such as [`Ui`]: the table itself, an array of its
+/// texts read by one method per field (so the page's copy, which comes as text
+/// (`parse_labels`), becomes the table by a plain move, no transmute), and
+/// the struct of its fields by name (`UiFields`) that `en.rs` and `ru.rs` write
+/// and [`Ui::new`] turns into the table at compile time, so the compiler checks
+/// that every field is given once. A field is plain text unless it names its
+/// type: a [`Template`] or a [`Counted`] (`name: Template<2>,`), whose text the
+/// compiler checks against its arity where `en.rs` and `ru.rs` write it.
 macro_rules! ui_struct {
     (@ty) => { &'static str };
     (@ty $ty:ty) => { $ty };
-    ($(#[$sdoc:meta])* $struct:ident; $( $(#[$doc:meta])* $name:ident $(: $ty:ty)?, )*) => {
-        $(#[$sdoc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-        #[repr(C)]
-        pub struct $struct {
+    (@text $e:expr) => { $e };
+    (@text $e:expr, $ty:ty) => { $e.text() };
+    ($(#[$sdoc:meta])* $struct:ident($fields:ident, $key:ident); $( $(#[$doc:meta])* $name:ident $(: $ty:ty)?, )*) => {
+        #[doc = concat!("Every field of [`", stringify!($struct), "`] by name, as `en.rs` and `ru.rs` write them ([`", stringify!($struct), "::new`]): the compiler checks that each is given once, and the arity of each typed one.")]
+        pub struct $fields {
             $( $(#[$doc])* pub $name: ui_struct!(@ty $($ty)?), )*
         }
 
+        /// Where each field's text is in the table.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        enum $key {
+            $( $name, )*
+        }
+
+        $(#[$sdoc])*
+        ///
+        /// The texts in declaration order, each read by the method of its field's name.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub struct $struct([&'static str; [$( stringify!($name), )*].len()]);
+
         impl $struct {
+            /// The table of `fields`, at compile time.
+            pub const fn new(fields: $fields) -> Self {
+                Self([$( ui_struct!(@text fields.$name $(, $ty)?), )*])
+            }
+
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> ui_struct!(@ty $($ty)?) {
+                    Label::of(self.0[$key::$name as usize])
+                }
+            )*
+
             /// Every field as (field name, text), in declaration order.
             pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
-                vec![$( (stringify!($name), Label::text(self.$name)), )*]
+                [$( stringify!($name), )*].into_iter().zip(self.0).collect()
             }
 
             /// How many fields there are.
@@ -443,15 +471,10 @@ macro_rules! ui_struct {
             /// The fields typed by their arity ([`Template`], [`Counted`]), by name.
             pub const TYPED: &[&str] = &[$( $( { let _ = stringify!($ty); stringify!($name) }, )? )*];
 
-            /// The fields in declaration order (`None` unless exactly [`Self::COUNT`]).
+            /// The fields in declaration order (`None` unless exactly [`Self::COUNT`]):
+            /// the table is that array.
             pub fn from_fields(fields: &[&'static str]) -> Option<Self> {
-                let fields: [&'static str; Self::COUNT] = fields.try_into().ok()?;
-                // SAFETY: the struct is `repr(C)` with `COUNT` fields, each a
-                // `&'static str` or a `repr(transparent)` one: its layout is the
-                // array's (same size, checked by `transmute`, same alignment, no
-                // padding), in declaration order. Field by field, the copy cost
-                // about 9 KB of WebAssembly.
-                Some(unsafe { std::mem::transmute::<[&'static str; Self::COUNT], $struct>(fields) })
+                fields.try_into().ok().map(Self)
             }
         }
     };
@@ -460,7 +483,7 @@ macro_rules! ui_struct {
 ui_struct! {
     /// Every label the interactive page needs. Plain text; `{}` placeholders
     /// are filled in order, as each field's doc says.
-    Ui;
+    Ui(UiFields, UiKey);
     // The page.
     /// The page title (also the document title).
     title,
@@ -902,7 +925,7 @@ ui_struct! {
     /// The labels only the prerendered page shows (the header with the language
     /// switch, the calculator's frame): written into each language's page at build
     /// time (`fragment`), so the module does not carry them. Plain text.
-    PageText;
+    PageText(PageTextFields, PageTextKey);
     /// One line under the title.
     subtitle,
     /// Heading of the table of contents.
@@ -932,7 +955,7 @@ ui_struct! {
     /// toggles' and invariants' names from [`Ui`]) and compiled into the
     /// worker, so the page's module does not carry them. `{}` placeholders are
     /// filled in order.
-    Explore;
+    Explore(ExploreFields, ExploreKey);
     /// `{}` states explored, `{}` distinct, `{}` per second.
     progress,
     /// Accessible name of the progress bar.

@@ -5,8 +5,8 @@ use super::Kind::{FixIt, Numbers, Predict, Transfer};
 use idem_sim::ScenarioId;
 
 use super::{
-    Counted, Explore, Lang, Lesson, PageText, Question, ScenarioName, ScenarioText, Section,
-    Template, Ui,
+    Counted, Explore, ExploreFields, Lang, Lesson, PageText, PageTextFields, Question,
+    ScenarioName, ScenarioText, Section, Template, Ui, UiFields,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -378,7 +378,7 @@ pub static LESSON: Lesson = Lesson {
         },
     ],
     ui: &UI,
-    page: PageText {
+    page: PageText::new(PageTextFields {
         subtitle: "Повторы неизбежны. Двойные списания — нет.",
         contents: "Содержание",
         lang_switch: "Язык",
@@ -392,8 +392,8 @@ pub static LESSON: Lesson = Lesson {
         calc_memory: "Память",
         calc_added_latency: "Прибавка к задержке",
         calc_note: "100 байт — нижняя граница: UUID-ключ, статус и накладные расходы хранилища на ключ. С хешем запроса и коротким сохранённым ответом считайте 150–250 байт; ответы целиком обойдутся в разы дороже. Предел в 25 ГБ на узел — эмпирическое правило.",
-    },
-    explore: Explore {
+    }),
+    explore: Explore::new(ExploreFields {
         progress: "Пройдено состояний: {} · различных: {} · в секунду: {}",
         progress_label: "Ход поиска",
         cells: "Таблица истинности, готово ячеек: {} из {}",
@@ -442,7 +442,7 @@ pub static LESSON: Lesson = Lesson {
         cmp_step: "Прогоны впервые расходятся на шаге {} (он обведён на обеих диаграммах последовательности).",
         cmp_same: "Оба прогона одинаковы: здесь эти защиты ничего не меняют.",
         cmp_end: "В конце — у вас: {}. С этими защитами: {}.",
-    },
+    }),
     names: &NAMES,
     scenarios: &[
         ScenarioText {
@@ -818,7 +818,7 @@ pub static LESSON: Lesson = Lesson {
 
 /// Every label of the interactive page (referenced on its own, so the page
 /// carries these labels without the prose).
-pub static UI: Ui = Ui {
+pub static UI: Ui = Ui::new(UiFields {
     title: "Лаборатория идемпотентности",
 
     lab_title: "Лаборатория",
@@ -1154,7 +1154,7 @@ pub static UI: Ui = Ui {
     seq_legend: "✕ потеряно или упал · ↻ перезапущен · ○ таймаут · ! нарушен инвариант · ∅ ключ истёк · » часы сдвинуты",
     explore_from: Template::new("В конце прогона переставлять уже нечего: поиск идёт с шага {}."),
     cmp_flip: "Показать другой прогон",
-};
+});
 
 /// Scenario titles and one-line summaries, for the picker.
 pub static NAMES: [ScenarioName; ScenarioId::COUNT] = [

@@ -1100,7 +1100,7 @@ fn every_counted_label_has_its_forms_in_both_languages() {
     // And the page fills them so: Russian at 1, 3 and 5.
     let ui = ui(Lang::Ru);
     let got: Vec<String> = [1, 3, 5, 11, 21]
-        .map(|n| crate::narrate::count(ui.parallel_n_retries, n, &[]))
+        .map(|n| crate::narrate::count(ui.parallel_n_retries(), n, &[]))
         .to_vec();
     assert_eq!(
         got,

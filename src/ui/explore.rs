@@ -65,13 +65,13 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
             ("data-act", Act::Explore.name()),
             ("data-testid", "btn-explore"),
         ],
-        ui.explore,
+        ui.explore(),
     );
     // A clock jump is off at first: it multiplies the states by 10 to 50.
     for (bound, label, on) in [
-        ("losses", ui.explore_losses, "checked"),
-        ("crashes", ui.explore_crashes, "checked"),
-        ("jumps", ui.explore_jump, ""),
+        ("losses", ui.explore_losses(), "checked"),
+        ("crashes", ui.explore_crashes(), "checked"),
+        ("jumps", ui.explore_jump(), ""),
     ] {
         h.open("label", &[("class", "switch")]);
         h.open(
@@ -88,7 +88,7 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
             ("data-testid", "explore-cancel"),
             ("disabled", ""),
         ],
-        ui.explore_cancel,
+        ui.explore_cancel(),
     );
     h.close("div");
     h.el(
@@ -120,7 +120,7 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
         "fieldset",
         &[("class", "switches"), ("data-testid", "compare-switches")],
     );
-    h.el("legend", &[], ui.cmp_title);
+    h.el("legend", &[], ui.cmp_title());
     let mut switch = |cmp: &str, label: &str, on: &str| {
         let testid = format!("compare-{cmp}");
         h.open("label", &[("class", "switch")]);
@@ -136,7 +136,7 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
         );
         h.el("span", &[], label).close("label");
     };
-    switch("on", ui.cmp_on, "");
+    switch("on", ui.cmp_on(), "");
     for t in scenario.scenario().defences() {
         if offered.contains(&t) {
             let label = crate::lesson::toggle_label(ui, t, Some(scenario));
@@ -191,7 +191,7 @@ fn compared(lab: Lab) -> Markup {
     let mark = Some(lab.mark.get()).filter(|m| *m > 0);
     let sequence = render::sequence(ui, &b.trace, &nodes, k, lanes, lab.future.get(), mark);
     // Its diagram is named apart from the lab's own.
-    let name = format!("{}: {}", ui.cmp_title, ui.pane_sequence);
+    let name = format!("{}: {}", ui.cmp_title(), ui.pane_sequence());
     let mut h = Html::new();
     h.open("figure", &[("class", "topology")]);
     h.open("div", &[("class", "topology__canvas"), ("inert", "")]);
@@ -314,7 +314,7 @@ pub fn compare(lab: Lab) {
 pub fn cancel(lab: Lab) {
     if stop() {
         if let Some(p) = find("#xp") {
-            p.set_text_content(Some(lab.ui().explore_cancelled));
+            p.set_text_content(Some(lab.ui().explore_cancelled()));
         }
     }
 }
@@ -365,7 +365,7 @@ pub fn start(lab: Lab) {
         req.step = k;
     }
     if let Some(p) = find("#xf") {
-        let note = from.map(|k| fill(lab.ui().explore_from, &[&k.to_string()]));
+        let note = from.map(|k| fill(lab.ui().explore_from(), &[&k.to_string()]));
         p.set_text_content(note.as_deref());
     }
     let _ = w.post_message(&Uint32Array::from(&req.encode()[..]));

@@ -59,7 +59,7 @@ pub fn StatePane(
         return view! {
             <section class=class data-testid=testid>
                 <h3>
-                    {ui.pane_narration}
+                    {ui.pane_narration()}
                     <span class="muted clock" data-testid="clock">
                         {clock}
                     </span>
@@ -128,10 +128,10 @@ pub fn Sequence() -> impl IntoView {
     // One Tab stop: the arrows are reached with the arrow keys ([`on_event`]).
     view! {
         <section class="pane pane--sequence" data-testid="pane-sequence">
-            <h3>{ui.pane_sequence}</h3>
-            <p class="hint muted">{ui.sequence_hint}</p>
-            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence inner_html=super::markup(markup)></div>
-            <p class="hint muted" data-testid="seq-legend">{ui.seq_legend}</p>
+            <h3>{ui.pane_sequence()}</h3>
+            <p class="hint muted">{ui.sequence_hint()}</p>
+            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence() inner_html=super::markup(markup)></div>
+            <p class="hint muted" data-testid="seq-legend">{ui.seq_legend()}</p>
             <div class="contents" inner_html=super::fixed(super::controls::future_switch(ui))></div>
         </section>
     }

@@ -244,7 +244,7 @@ impl Lab {
         for d in dropped {
             let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
             self.notices
-                .update(|n| n.push(fill(ui.dropped_command, &[&text])));
+                .update(|n| n.push(fill(ui.dropped_command(), &[&text])));
         }
         let len = run.len();
         self.run.set(run);
@@ -282,7 +282,7 @@ impl Lab {
                 let why = self
                     .run
                     .with_untracked(|r| crate::narrate::refusal(ui, &r.scenario, &e));
-                let msg = fill(ui.command_failed, &[&why]);
+                let msg = fill(ui.command_failed(), &[&why]);
                 self.notices.update(|n| n.push(msg));
             }
         }

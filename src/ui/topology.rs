@@ -96,7 +96,7 @@ pub fn Topology() -> impl IntoView {
     view! {
         <figure class="topology" data-testid="topology">
             <div class="topology__canvas" inner_html=super::markup(markup)></div>
-            <figcaption class="hint muted">{ui.topology_hint}</figcaption>
+            <figcaption class="hint muted">{ui.topology_hint()}</figcaption>
         </figure>
     }
 }

@@ -9,6 +9,8 @@
 //! newline, the markup. The page only puts it in place. The page cancels a
 //! search by terminating the worker.
 
+#![forbid(unsafe_code)]
+
 pub mod key;
 pub mod view;
 

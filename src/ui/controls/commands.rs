@@ -71,7 +71,7 @@ pub fn parallel_left(lab: Lab, el: &Element) {
     }
     if typed != n.to_string() {
         let ui = lab.ui();
-        let msg = fill(ui.parallel_range, &[&echo(&typed), &n.to_string()]);
+        let msg = fill(ui.parallel_range(), &[&echo(&typed), &n.to_string()]);
         lab.notices.update(|v| v.push(msg));
     }
 }

@@ -28,7 +28,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> Markup {
     );
     h.markup(&picker(ui, lang, id));
     // Sharing the state is no fault: it sits with the scenario, not under Faults.
-    button(&mut h, Act::Copy, "btn-copy-link", "", ui.copy_link);
+    button(&mut h, Act::Copy, "btn-copy-link", "", ui.copy_link());
     h.close("div");
     h.el("p", &[("class", "summary-line")], name.summary);
     // Where the verdict of a question is announced to screen readers (see ui::lesson).
@@ -48,7 +48,7 @@ pub fn lab_head(ui: &Ui, lang: Lang, id: ScenarioId) -> Markup {
 pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> Markup {
     let mut h = Html::new();
     h.open("label", &[("class", "picker")]);
-    h.el("span", &[("class", "picker__label")], ui.scenario_picker);
+    h.el("span", &[("class", "picker__label")], ui.scenario_picker());
     h.open(
         "select",
         &[
@@ -57,8 +57,8 @@ pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> Markup {
         ],
     );
     let groups = [
-        (ui.scenario_picker_seed_group, Group::Seed),
-        (ui.scenario_picker_pitfalls_group, Group::Pitfall),
+        (ui.scenario_picker_seed_group(), Group::Seed),
+        (ui.scenario_picker_pitfalls_group(), Group::Pitfall),
     ];
     for (label, group) in groups {
         h.open("optgroup", &[("label", label)]);
@@ -107,10 +107,10 @@ pub fn playback(ui: &Ui) -> Markup {
         &[
             ("class", "playback"),
             ("role", "toolbar"),
-            ("aria-label", ui.lab_title),
+            ("aria-label", ui.lab_title()),
         ],
     );
-    button(&mut h, Act::Back, "btn-back", ui.back, "◀");
+    button(&mut h, Act::Back, "btn-back", ui.back(), "◀");
     h.el(
         "button",
         &[
@@ -119,19 +119,19 @@ pub fn playback(ui: &Ui) -> Markup {
             ("data-act", Act::Play.name()),
             ("data-testid", "btn-play"),
             ("aria-pressed", "false"),
-            ("aria-label", ui.play),
+            ("aria-label", ui.play()),
         ],
-        &format!("▶ {}", ui.play),
+        &format!("▶ {}", ui.play()),
     );
     button(
         &mut h,
         Act::Step,
         "btn-step",
-        ui.step,
-        &format!("{} ▶", ui.step),
+        ui.step(),
+        &format!("{} ▶", ui.step()),
     );
-    button(&mut h, Act::End, "btn-end", ui.to_end, "⇥");
-    button(&mut h, Act::Restart, "btn-restart", ui.restart, "↺");
+    button(&mut h, Act::End, "btn-end", ui.to_end(), "⇥");
+    button(&mut h, Act::Restart, "btn-restart", ui.restart(), "↺");
     h.el(
         "span",
         &[
@@ -142,7 +142,7 @@ pub fn playback(ui: &Ui) -> Markup {
         "",
     );
     h.open("label", &[("class", "speed")]);
-    h.el("span", &[], ui.speed);
+    h.el("span", &[], ui.speed());
     h.open(
         "select",
         &[("data-testid", "speed"), ("data-act", Act::Speed.name())],
@@ -159,10 +159,10 @@ pub fn playback(ui: &Ui) -> Markup {
             ("data-testid", "scrubber"),
             ("data-act", Act::Scrub.name()),
             ("min", "0"),
-            ("aria-label", ui.timeline),
+            ("aria-label", ui.timeline()),
         ],
     );
-    h.el("p", &[("class", "hint muted")], ui.keyboard_hint);
+    h.el("p", &[("class", "hint muted")], ui.keyboard_hint());
     h.finish()
 }
 
@@ -178,7 +178,7 @@ pub fn future_switch(ui: &Ui) -> Markup {
             ("data-testid", "show-future"),
         ],
     );
-    h.el("span", &[], ui.show_future).close("label");
+    h.el("span", &[], ui.show_future()).close("label");
     h.finish()
 }
 
@@ -231,10 +231,10 @@ pub fn lead_fault(s: &Scenario) -> Fault {
 pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
     let mut h = Html::new();
     h.open("fieldset", &[("class", "faults")]);
-    h.el("legend", &[], ui.faults);
+    h.el("legend", &[], ui.faults());
     for f in faults {
         match f {
-            Fault::Ack => button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack),
+            Fault::Ack => button(&mut h, Act::Ack, "btn-drop-ack", "", ui.lose_next_ack()),
             // Its count is the client's: "Change the client" ([`policy`]).
             Fault::Parallel => button(&mut h, Act::Parallel, "btn-parallel-retries", "", ""),
             Fault::Crash(n) => {
@@ -242,8 +242,8 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
                 Action::Crash(*n).put(&mut h);
                 h.close("button");
             }
-            Fault::H1 => button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h),
-            Fault::H25 => button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h),
+            Fault::H1 => button(&mut h, Act::H1, "btn-advance-1h", "", ui.advance_1h()),
+            Fault::H25 => button(&mut h, Act::H25, "btn-advance-25h", "", ui.advance_25h()),
         }
     }
     h.close("fieldset");
@@ -304,13 +304,13 @@ pub fn switches(
 
 /// The defences' group of [`switches`].
 pub fn defence_group(ui: &Ui) -> (&str, &'static str, &'static [ToggleKind]) {
-    (ui.defences, "defences", &[ToggleKind::Defence])
+    (ui.defences(), "defences", &[ToggleKind::Defence])
 }
 
 /// The bugs' and variants' group of [`switches`].
 pub fn variant_group(ui: &Ui) -> (&str, &'static str, &'static [ToggleKind]) {
     (
-        ui.bugs_variants,
+        ui.bugs_variants(),
         "variants",
         &[ToggleKind::Bug, ToggleKind::Variant],
     )
@@ -319,11 +319,11 @@ pub fn variant_group(ui: &Ui) -> (&str, &'static str, &'static [ToggleKind]) {
 /// The labels of the policy's numbers, in [`Retry::numbers`]' order.
 fn retry_labels(ui: &Ui) -> [&str; 5] {
     [
-        ui.retry_timeout,
-        ui.retry_attempts,
-        ui.retry_backoff,
-        ui.retry_jitter,
-        ui.retry_deadline,
+        ui.retry_timeout(),
+        ui.retry_attempts(),
+        ui.retry_backoff(),
+        ui.retry_jitter(),
+        ui.retry_deadline(),
     ]
 }
 
@@ -337,7 +337,7 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
         "fieldset",
         &[("class", "policy"), ("data-testid", "retry-form")],
     );
-    h.el("legend", &[], ui.retry_policy);
+    h.el("legend", &[], ui.retry_policy());
     for (i, label) in retry_labels(ui).into_iter().enumerate() {
         h.open("label", &[]).el("span", &[], label);
         h.open("input", &[("type", "number"), ("value", &n[i].to_string())]);
@@ -346,7 +346,7 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
     }
     // How many retries the parallel fault fires at once is the client's too: it waits
     // here while the fault's button is in the first screen (issue 26).
-    h.open("label", &[]).el("span", &[], ui.parallel_count);
+    h.open("label", &[]).el("span", &[], ui.parallel_count());
     h.open(
         "input",
         &[
@@ -366,7 +366,7 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
 pub fn retry_range(ui: &Ui, i: usize, typed: &str, used: u64) -> String {
     let (lo, hi) = Retry::BOUNDS[i];
     fill(
-        ui.retry_range,
+        ui.retry_range(),
         &[
             retry_labels(ui)[i],
             &lo.to_string(),
@@ -379,7 +379,7 @@ pub fn retry_range(ui: &Ui, i: usize, typed: &str, used: u64) -> String {
 
 /// Shows a step count like "Step 3 of 9" for screen readers.
 pub fn step_of(ui: &Ui, k: usize, n: usize) -> String {
-    fill(ui.step_of, &[&k.to_string(), &n.to_string()])
+    fill(ui.step_of(), &[&k.to_string(), &n.to_string()])
 }
 
 #[cfg(test)]

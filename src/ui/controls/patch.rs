@@ -50,9 +50,9 @@ pub fn patch(lab: Lab) {
         disable(Act::End.selector(), k >= n);
         if let Some(b) = find(Act::Play.selector()) {
             let (label, text) = if playing {
-                (ui.pause, format!("❚❚ {}", ui.pause))
+                (ui.pause(), format!("❚❚ {}", ui.pause()))
             } else {
-                (ui.play, format!("▶ {}", ui.play))
+                (ui.play(), format!("▶ {}", ui.play()))
             };
             set(&b, "aria-pressed", if playing { "true" } else { "false" });
             set(&b, "aria-label", label);
@@ -75,7 +75,7 @@ pub fn patch(lab: Lab) {
         select(Act::Speed.selector(), speed_text(lab.speed.get()));
         let p = lab.parallel_n.get();
         if let Some(b) = find(Act::Parallel.selector()) {
-            set_text(&b, &count(ui.parallel_n_retries, p as usize, &[]));
+            set_text(&b, &count(ui.parallel_n_retries(), p as usize, &[]));
         }
         if let Some(i) =
             find(Act::ParallelN.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
@@ -94,9 +94,9 @@ pub fn patch(lab: Lab) {
                 };
                 let up = w.is_up(n);
                 let (verb, testid) = if up {
-                    (ui.crash, "crash")
+                    (ui.crash(), "crash")
                 } else {
-                    (ui.restart_node, "restart")
+                    (ui.restart_node(), "restart")
                 };
                 set(&b, "data-testid", &format!("btn-{testid}-{}", n.slug()));
                 set(&b, "class", if up { "danger" } else { "" });

@@ -21,7 +21,7 @@ pub fn copy_link(lab: Lab) {
         });
     let offer = move |link: String| {
         SHARE.with(|s| *s.borrow_mut() = Some(link));
-        lab.notices.update(|n| n.push(ui.copy_failed.to_string()));
+        lab.notices.update(|n| n.push(ui.copy_failed().to_string()));
         request_animation_frame(|| {
             if let Some(i) =
                 find("[data-testid=share-link]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
@@ -35,7 +35,7 @@ pub fn copy_link(lab: Lab) {
         return offer(href);
     }
     let ok = Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
-        lab.notices.update(|n| n.push(ui.link_copied.to_string()))
+        lab.notices.update(|n| n.push(ui.link_copied().to_string()))
     });
     let failed = Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new({
         let href = href.clone();

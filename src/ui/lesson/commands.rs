@@ -32,7 +32,7 @@ pub fn go_on(lab: Lab, learn: Learn) {
 /// Clears the progress (the predict setting stays).
 pub fn clear(lab: Lab, learn: Learn) {
     learn.progress.update(|p| *p = p.cleared());
-    let done = lab.ui().progress_cleared.to_string();
+    let done = lab.ui().progress_cleared().to_string();
     lab.notices.update(|n| n.push(done));
     focus_later(Act::Clear.selector());
 }
@@ -87,7 +87,7 @@ pub fn check(lab: Lab, learn: Learn, form: &Element) {
     else {
         // Nothing chosen: say so beside the button, and go back to the answers.
         if let Ok(Some(hint)) = form.query_selector("[data-testid=predict-hint]") {
-            hint.set_text_content(Some(lab.ui().pick_an_answer));
+            hint.set_text_content(Some(lab.ui().pick_an_answer()));
         }
         focus_later("[data-testid=predict] input");
         return;
@@ -102,7 +102,7 @@ pub fn check(lab: Lab, learn: Learn, form: &Element) {
     // so screen readers announce it; focus moves on to Continue.
     if let Some(live) = document().get_element_by_id("announce") {
         let ui = lab.ui();
-        let verdict = if right { ui.correct } else { ui.not_quite };
+        let verdict = if right { ui.correct() } else { ui.not_quite() };
         let said = Markup::text(verdict) + &Markup::text(". ");
         crate::ui::set_inner(&live, &(said + &Markup::prerendered(q.explain.to_string())));
     }
@@ -125,7 +125,7 @@ fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
     learn.ask.set(Ask::Answered(mask));
     if let Some(live) = document().get_element_by_id("announce") {
         let ui = lab.ui();
-        live.set_text_content(Some(if right { ui.correct } else { ui.not_quite }));
+        live.set_text_content(Some(if right { ui.correct() } else { ui.not_quite() }));
     }
     focus_later(Act::Continue.selector());
 }
@@ -141,11 +141,11 @@ pub(super) fn fix_verdict(lab: Lab, mask: usize, smallest: usize) -> (bool, Stri
     let broken = lab.run.with_untracked(fixit::first_break);
     let ran = match broken {
         Some((inv, step)) => fill(
-            ui.fix_breaks,
+            ui.fix_breaks(),
             &[crate::narrate::invariant_name(ui, inv), &step.to_string()],
         ),
-        None if chosen > smallest => fill(ui.fix_fewer, &[&smallest.to_string()]),
-        None => ui.fix_holds.to_string(),
+        None if chosen > smallest => fill(ui.fix_fewer(), &[&smallest.to_string()]),
+        None => ui.fix_holds().to_string(),
     };
     (broken.is_none() && chosen <= smallest, ran)
 }

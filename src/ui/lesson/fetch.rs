@@ -28,7 +28,7 @@ pub fn switch(lab: Lab, lang: Lang) {
                 .and_then(unescape)
                 .is_some_and(|l| crate::lesson::load(lang, l));
         if !labels_in {
-            let msg = fill(lab.ui().lesson_unavailable, &[&url]);
+            let msg = fill(lab.ui().lesson_unavailable(), &[&url]);
             lab.notices.update(|n| n.push(msg));
             return;
         }
@@ -72,7 +72,7 @@ pub(super) fn fetch(
             return;
         }
         if text.is_none() {
-            let msg = fill(lab.ui().lesson_unavailable, &[&url]);
+            let msg = fill(lab.ui().lesson_unavailable(), &[&url]);
             lab.notices.update(|n| n.push(msg));
         }
         into.set(Some((tag, text.unwrap_or_default())));

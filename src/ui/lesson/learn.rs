@@ -45,7 +45,7 @@ impl Learn {
         let restored = crate::lms::restored();
         if storage.is_none() && restored.is_none() {
             lab.notices
-                .update(|n| n.push(lab.ui().storage_unavailable.to_string()));
+                .update(|n| n.push(lab.ui().storage_unavailable().to_string()));
         }
         let stored = restored
             .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())

@@ -52,13 +52,13 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 })
             });
             let mut h = Html::new();
-            h.el("h3", &[], ui.pane_code);
+            h.el("h3", &[], ui.pane_code());
             h.open(
                 "ol",
                 &[
                     ("class", "code"),
                     ("tabindex", "0"),
-                    ("aria-label", ui.pane_code),
+                    ("aria-label", ui.pane_code()),
                 ],
             );
             h.markup(&Markup::prerendered(listing)).close("ol");
@@ -88,7 +88,7 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 .with(|p| p.answer_of(id).is_some() || p.has_watched(id))
                 || matches!(learn.ask.get(), Ask::Answered(_));
             let mut h = Html::new();
-            h.el("h3", &[], ui.about_scenario);
+            h.el("h3", &[], ui.about_scenario());
             h.open("div", &[("class", "prose-wrap")]);
             if open {
                 h.markup(&Markup::prerendered(
@@ -98,7 +98,7 @@ pub fn LessonPart(part: Part) -> impl IntoView {
                 h.el(
                     "p",
                     &[("class", "muted"), ("data-testid", "about-later")],
-                    ui.about_later,
+                    ui.about_later(),
                 );
             }
             h.close("div");

@@ -12,17 +12,17 @@ use crate::ui::act::{Act, Action};
 /// button that clears it.
 pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> Markup {
     let total = ScenarioId::COUNT.to_string();
-    let count = |n: usize| fill(ui.progress_count, &[&n.to_string(), &total]);
+    let count = |n: usize| fill(ui.progress_count(), &[&n.to_string(), &total]);
     let mut h = Html::new();
-    h.el("h3", &[], ui.progress_title);
+    h.el("h3", &[], ui.progress_title());
     h.el(
         "p",
         &[("data-testid", "progress-summary")],
         &format!(
             "{}: {} · {}: {}",
-            ui.progress_watched,
+            ui.progress_watched(),
             count(p.watched.len()),
-            ui.progress_answered,
+            ui.progress_answered(),
             count(p.answered.len())
         ),
     );
@@ -36,7 +36,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> Markup {
             (if p.predict { "checked" } else { "" }, ""),
         ],
     );
-    h.el("span", &[], ui.predict_toggle).close("label");
+    h.el("span", &[], ui.predict_toggle()).close("label");
     h.open("ul", &[("class", "checklist")]);
     for n in names(lang) {
         let watched = p.has_watched(n.id);
@@ -50,13 +50,13 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> Markup {
             "span",
             &[
                 ("class", if watched { "tick on" } else { "tick" }),
-                ("title", ui.progress_watched),
+                ("title", ui.progress_watched()),
             ],
             if watched { "✓" } else { "○" },
         );
         h.el(
             "span",
-            &[("class", answer), ("title", ui.progress_answered)],
+            &[("class", answer), ("title", ui.progress_answered())],
             mark,
         );
         let href = format!("?lang={}&scenario={}", lang.code(), n.id);
@@ -83,7 +83,7 @@ pub fn progress(ui: &Ui, p: &Progress, lang: Lang) -> Markup {
             ("data-act", Act::Clear.name()),
             ("data-testid", "clear-progress"),
         ],
-        ui.clear_progress,
+        ui.clear_progress(),
     );
     h.finish()
 }

@@ -52,9 +52,9 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
         "legend",
         &[],
         if q.fix {
-            ui.fix_title
+            ui.fix_title()
         } else {
-            ui.predict_title
+            ui.predict_title()
         },
     );
     h.open("p", &[("class", "predict__prompt")]);
@@ -89,7 +89,7 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
             &[("class", "verdict"), ("data-testid", "predict-verdict")],
         );
         h.open("strong", &[])
-            .text(if right { ui.correct } else { ui.not_quite })
+            .text(if right { ui.correct() } else { ui.not_quite() })
             .raw(".")
             .close("strong");
         if let Some((_, ran)) = &fix {
@@ -109,13 +109,13 @@ pub fn predict(ui: &Ui, q: &str, answered: Option<usize>, fix: Option<(bool, Str
                 ("class", "primary"),
                 ("data-testid", "predict-check"),
             ],
-            ui.check_answer,
+            ui.check_answer(),
         );
     }
     h.open("button", &[("type", "button")]);
     Action::Do(Act::Continue).put(&mut h);
     h.attr("data-testid", "predict-continue");
-    h.text(ui.continue_run).close("button").close("div");
+    h.text(ui.continue_run()).close("button").close("div");
     if answered.is_none() {
         h.el(
             "p",
@@ -163,9 +163,16 @@ mod tests {
     fn the_questions_labels_are_escaped() {
         let text = fragment::render_scenario(Lang::En, ScenarioId::NaivePost);
         let q = part_of(&text, "q").unwrap();
-        let mut ui = *ui(Lang::En);
-        ui.predict_title = "Q&A <b>";
-        ui.not_quite = "<i>no</i>";
+        let fields: Vec<&'static str> = ui(Lang::En)
+            .entries()
+            .into_iter()
+            .map(|(k, v)| match k {
+                "predict_title" => "Q&A <b>",
+                "not_quite" => "<i>no</i>",
+                _ => v,
+            })
+            .collect();
+        let ui = crate::lesson::Ui::from_fields(&fields).unwrap();
         assert!(predict(&ui, q, None, None).contains("<legend>Q&amp;A &lt;b&gt;</legend>"));
         assert!(predict(&ui, q, Some(0), None).contains("&lt;i&gt;no&lt;/i&gt;."));
     }
