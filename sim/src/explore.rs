@@ -63,6 +63,9 @@ pub enum Choice {
     Restart(NodeId),
     /// Fast-forward the clock ([`Command::AdvanceClock`], the reader's "+1 h").
     AdvanceClock(Millis),
+    /// Fire this many parallel copies of the client's request
+    /// ([`Command::ParallelRetries`], the reader's "parallel retries").
+    Parallel(u32),
     /// Take this choice, and the races among waiting statements that it
     /// starts (a ROLLBACK, or a crashed lock holder's rollback, wakes every
     /// waiter on its key; a commit that renews a row lets its waiters race
@@ -151,6 +154,7 @@ impl Choice {
             Choice::Crash(n) => Some(Command::Crash(n)),
             Choice::Restart(n) => Some(Command::Restart(n)),
             Choice::AdvanceClock(d) => Some(Command::AdvanceClock(d)),
+            Choice::Parallel(n) => Some(Command::ParallelRetries(n)),
         }
     }
 }
@@ -162,8 +166,11 @@ pub struct Bound {
     pub max_losses: u32,
     /// Crashes the explorer may cause on one path (restarts are free).
     pub max_crashes: u32,
-    /// Clock jumps of one hour on one path.
+    /// Clock jumps on one path (of [`Search::jump`] each: an hour unless set).
     pub max_clock_jumps: u32,
+    /// Bursts of parallel copies of the client's request on one path (of
+    /// [`Search::copies`] copies each).
+    pub max_parallel: u32,
     /// Choices on one path; a world this deep is not expanded (the report is truncated).
     pub max_depth: usize,
     /// Distinct states; the exploration stops there (the report is truncated).
@@ -187,6 +194,7 @@ impl Default for Bound {
             max_losses: 1,
             max_crashes: 1,
             max_clock_jumps: 0,
+            max_parallel: 0,
             max_depth: 200,
             max_states: 1_000_000,
             window: Millis(0),
@@ -218,7 +226,8 @@ impl World {
     /// Every choice the world could make now: fire any pending event (in any
     /// order), lose any message in flight that would arrive, crash any node
     /// that can crash and is up, restart any that is down, advance the clock
-    /// by an hour. [`explore`] takes a bounded subset of them.
+    /// by an hour. [`explore`] takes a bounded subset of them, and adds
+    /// bursts of parallel copies within [`Bound::max_parallel`].
     pub fn choices(&self) -> Vec<Choice> {
         let mut v: Vec<Choice> = self.queue.keys().map(|k| Choice::Fire(*k)).collect();
         v.extend(
@@ -286,6 +295,7 @@ struct Used {
     losses: u32,
     crashes: u32,
     clock_jumps: u32,
+    parallel: u32,
 }
 
 impl Used {
@@ -294,6 +304,7 @@ impl Used {
             Choice::Lose(_) => self.losses += 1,
             Choice::Crash(_) => self.crashes += 1,
             Choice::AdvanceClock(_) => self.clock_jumps += 1,
+            Choice::Parallel(_) => self.parallel += 1,
             // Racing costs what its start costs (a crash is a crash).
             Choice::Race(start, _) => return self.after(&Choice::from(*start)),
             Choice::Fire(_) | Choice::Restart(_) => {}
@@ -309,6 +320,7 @@ impl Used {
         h.write_u32(self.losses);
         h.write_u32(self.crashes);
         h.write_u32(self.clock_jumps);
+        h.write_u32(self.parallel);
         h.finish()
     }
 }
@@ -320,7 +332,7 @@ fn bounded_choices(
     bound: &Bound,
     used: Used,
     crashable: &[NodeId],
-    (losable, jump): (Losable, Millis),
+    rules: Rules,
     out: &mut Vec<Choice>,
 ) {
     out.clear();
@@ -347,7 +359,7 @@ fn bounded_choices(
         out.extend(
             w.msgs
                 .values()
-                .filter(|m| m.fate == Fate::Deliver && losable.allows(m))
+                .filter(|m| m.fate == Fate::Deliver && rules.losable.allows(m))
                 .map(|m| Choice::Lose(m.id)),
         );
     }
@@ -359,7 +371,10 @@ fn bounded_choices(
         }
     }
     if used.clock_jumps < bound.max_clock_jumps {
-        out.push(Choice::AdvanceClock(jump));
+        out.push(Choice::AdvanceClock(rules.jump));
+    }
+    if used.parallel < bound.max_parallel && !w.client.ops.is_empty() {
+        out.push(Choice::Parallel(rules.copies));
     }
 }
 
@@ -373,9 +388,24 @@ pub fn next_choices(w: &World, bound: &Bound) -> Vec<Choice> {
     choices
 }
 
-/// What the search may do beside firing events: lose any message, and move
-/// the clock by an hour (the lab's "+1 h").
-const RULES: (Losable, Millis) = (Losable::Any, Millis::HOUR);
+/// What the search's faults are, within the bound's counts.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    /// Which messages may be lost.
+    losable: Losable,
+    /// How far a clock jump moves the clock.
+    jump: Millis,
+    /// How many copies a burst of parallel retries fires.
+    copies: u32,
+}
+
+/// The search's faults unless set: lose any message, move the clock by an
+/// hour (the lab's "+1 h"), fire two parallel copies.
+const RULES: Rules = Rules {
+    losable: Losable::Any,
+    jump: Millis::HOUR,
+    copies: 2,
+};
 
 /// The nodes of `w`'s scenario that can crash.
 fn crashable(w: &World) -> Vec<NodeId> {
@@ -455,7 +485,7 @@ struct Paths<'a> {
     tree: &'a [Link],
     bound: &'a Bound,
     crashable: &'a [NodeId],
-    rules: (Losable, Millis),
+    rules: Rules,
 }
 
 impl Paths<'_> {
@@ -603,6 +633,8 @@ pub struct Search {
     pub losable: Losable,
     /// How far a clock jump moves the clock (an hour unless set).
     pub jump: Millis,
+    /// How many copies a burst of parallel retries fires (two unless set).
+    pub copies: u32,
     crashable: Vec<NodeId>,
     /// The start (untraced): paths are replayed from it.
     start: World,
@@ -667,8 +699,9 @@ impl Search {
         }
         Search {
             bound,
-            losable: Losable::Any,
-            jump: Millis::HOUR,
+            losable: RULES.losable,
+            jump: RULES.jump,
+            copies: RULES.copies,
             crashable,
             start,
             found,
@@ -717,7 +750,7 @@ impl Search {
             &self.bound,
             o.used,
             &self.crashable,
-            (self.losable, self.jump),
+            self.rules(),
             &mut choices,
         );
         let first = o.world.queue.first_key().copied();
@@ -751,7 +784,7 @@ impl Search {
                 tree: &self.tree,
                 bound: &self.bound,
                 crashable: &self.crashable,
-                rules: (self.losable, self.jump),
+                rules: self.rules(),
             };
             self.found.look(&w, &paths, node);
             if !w.is_quiet() {
@@ -771,6 +804,14 @@ impl Search {
         }
         self.widest = self.widest.max(self.open.len());
         self.choices = choices;
+    }
+
+    fn rules(&self) -> Rules {
+        Rules {
+            losable: self.losable,
+            jump: self.jump,
+            copies: self.copies,
+        }
     }
 
     /// Judges a world with a crashed node only once it is back: as if a

@@ -215,8 +215,9 @@ fn allowed(w: &World, b: &Bound, used: [u32; 3]) -> Vec<Choice> {
             Choice::Crash(_) => used[1] < b.max_crashes,
             Choice::Restart(_) => true,
             Choice::AdvanceClock(_) => used[2] < b.max_clock_jumps,
-            // Only the explorer finds races, by firing an event.
-            Choice::Race(..) => false,
+            // Only the explorer finds races, by firing an event; `choices()`
+            // lists no burst of copies (the bound's `max_parallel` adds them).
+            Choice::Race(..) | Choice::Parallel(_) => false,
         })
         .collect()
 }

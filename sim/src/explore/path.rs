@@ -107,6 +107,7 @@ pub fn describe(start: &World, path: &[Choice]) -> Vec<String> {
             Choice::Crash(n) => format!("{:>10}  CRASH {n}", ""),
             Choice::Restart(n) => format!("{:>10}  RESTART {n}", ""),
             Choice::AdvanceClock(d) => format!("{:>10}  CLOCK +{d}", ""),
+            Choice::Parallel(n) => format!("{:>10}  PARALLEL ×{n}", ""),
         };
         lines.push(line);
         w.choose(c);
