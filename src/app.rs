@@ -120,7 +120,7 @@ pub fn App() -> impl IntoView {
 /// controls exist is fixed per scenario).
 #[component]
 fn LabArea() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = crate::ui::context::<Lab>();
     move || {
         // Read, not only tracked: a memo that nobody has read yet is computed by its
         // first reader, and that counts as a change to whoever only tracked it (the lab
@@ -134,7 +134,7 @@ fn LabArea() -> impl IntoView {
 /// The lab for the current scenario: the topology and controls, the state panes, the diagram.
 #[component]
 fn LabGrid() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = crate::ui::context::<Lab>();
     let ui = lab.ui();
     let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
     let offered: Vec<Toggle> = lab
@@ -236,7 +236,7 @@ fn LabGrid() -> impl IntoView {
 /// ([`controls::place_notices`]), so they appear where the reader is.
 #[component]
 fn Notices() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = crate::ui::context::<Lab>();
     let ui = lab.ui();
     let markup = move || {
         lab.notices.with(|list| {

@@ -11,6 +11,15 @@ pub mod topology;
 
 use crate::html::Markup;
 
+/// A value the page provides to its components (the [`state::Lab`], the
+/// [`lesson::Learn`]: `app` provides both before it builds a view). Leptos's
+/// `expect_context` would say, if one were missing, which type and where, in Debug
+/// form: that one message brought Rust's Debug escaping of strings and its Unicode
+/// tables into the module, about 2 KB gzip of every page load (issue 28, item 5).
+pub fn context<T: Clone + 'static>() -> T {
+    leptos::prelude::use_context::<T>().expect("the page provides the lab's context")
+}
+
 /// The element of the event's target matching `selector`, itself or an ancestor: how
 /// the page's one delegated listener finds what an event is for.
 pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {

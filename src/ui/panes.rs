@@ -26,7 +26,7 @@ pub fn StatePane(
     /// Which pane to draw.
     pane: Pane,
 ) -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = super::context::<Lab>();
     let ui = lab.ui();
     let (class, testid) = match pane {
         Pane::Redis => ("pane pane--redis", "pane-redis"),
@@ -76,7 +76,7 @@ pub fn StatePane(
 /// The sequence diagram; clicking an arrow jumps to the step that sent it.
 #[component]
 pub fn Sequence() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = super::context::<Lab>();
     let future = lab.future;
     // A new diagram (another scenario, another language) starts without the future,
     // as its switch in the playback bar does (both are built with the lab's grid).

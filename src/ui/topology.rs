@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 /// The animated system graph. Click a message in flight to lose it.
 #[component]
 pub fn Topology() -> impl IntoView {
-    let lab = expect_context::<Lab>();
+    let lab = super::context::<Lab>();
     let ui = lab.ui();
     // The nodes are fixed per scenario (the lab is built anew for each); the orientation follows the width.
     let layout = move || {

@@ -27,8 +27,8 @@ pub enum Part {
 /// One piece of the lesson's markup, re-rendered when what it shows changes.
 #[component]
 pub fn LessonPart(part: Part) -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let learn = expect_context::<Learn>();
+    let lab = crate::ui::context::<Lab>();
+    let learn = crate::ui::context::<Learn>();
     let ui = lab.ui();
     let id = lab.scenario.get_untracked();
     let (class, testid) = match part {
