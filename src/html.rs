@@ -59,7 +59,7 @@ impl Markup {
     /// Each `from` replaced by `to`, both constant markup (an attribute's name,
     /// say): no text of it becomes markup.
     pub fn replace(&self, from: &'static str, to: &'static str) -> Markup {
-        Markup(self.0.replace(from, to))
+        Markup(crate::template::replace(&self.0, from, to))
     }
 
     pub fn into_string(self) -> String {

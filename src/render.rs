@@ -712,7 +712,7 @@ pub fn topology(
             ],
         );
         let full = node_name(ui, &w.scenario, *node);
-        let (title, detail) = match full.split_once(" (") {
+        let (title, detail) = match crate::template::split_once(&full, " (") {
             Some((a, b)) => (a.to_string(), b.trim_end_matches(')').to_string()),
             None => (full.clone(), String::new()),
         };

@@ -207,6 +207,41 @@ pub fn count<const N: usize>(t: Counted<N>, n: usize, rest: &[&str; N]) -> Strin
     count_text(t.0, n, rest)
 }
 
+/// Where `needle` first occurs in `text`, as `str::find` with a `&str` pattern but
+/// without the standard library's two-way searcher (its setup and search were
+/// ~1.1 KB gzip of the page's module, for a few short, fixed patterns: issue 28,
+/// item 5). The page's code searches for text with this, [`split_once`] and
+/// [`replace`]. A match starts where a character does (UTF-8), so the offset is one
+/// to slice at.
+pub fn find(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    text.as_bytes()
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+}
+
+/// `text` around the first `sep`: `str::split_once` with [`find`].
+pub fn split_once<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
+    let i = find(text, sep)?;
+    Some((&text[..i], &text[i + sep.len()..]))
+}
+
+/// Each `from` of `text` replaced by `to`: `str::replace` with [`find`] (`from` is
+/// never empty here; an empty one replaces nothing).
+pub fn replace(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, after)) = split_once(rest, from).filter(|_| !from.is_empty()) {
+        out.push_str(before);
+        out.push_str(to);
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Fills `{}` placeholders in order, for text whose count no type states (the
 /// worker's labels, and [`fill`]'s work). A placeholder without its argument
 /// stays `{}`, on the page for all to see (never dropped).
@@ -214,10 +249,10 @@ pub fn fill_text(template: &str, args: &[&str]) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     let mut args = args.iter();
-    while let Some(i) = rest.find("{}") {
-        out.push_str(&rest[..i]);
+    while let Some((before, after)) = split_once(rest, "{}") {
+        out.push_str(before);
         out.push_str(args.next().copied().unwrap_or("{}"));
-        rest = &rest[i + 2..];
+        rest = after;
     }
     out.push_str(rest);
     out
@@ -233,6 +268,41 @@ pub fn count_text(label: &str, n: usize, rest: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page's own search finds what the standard library's does, in Russian too.
+    #[test]
+    fn find_split_once_and_replace_agree_with_str() {
+        let texts = [
+            "",
+            "a",
+            "{}",
+            "x{}y{}",
+            "<!--@a-->b<!--@c-->",
+            "Платёж (Redis) «{}»",
+            "aaab",
+            "ёё",
+        ];
+        let needles = [
+            "{}",
+            "<!--@",
+            "-->",
+            " (",
+            "ab",
+            "ё",
+            "aab",
+            "**",
+            "data-testid=",
+        ];
+        for t in texts {
+            for n in needles {
+                assert_eq!(find(t, n), t.find(n), "{t:?} {n:?}");
+                assert_eq!(split_once(t, n), t.split_once(n), "{t:?} {n:?}");
+                assert_eq!(replace(t, n, "<>"), t.replace(n, "<>"), "{t:?} {n:?}");
+            }
+        }
+        assert_eq!(find("abc", ""), Some(0));
+        assert_eq!(replace("abc", "", "x"), "abc");
+    }
 
     /// `fill` dropped a missing argument silently ("x and ").
     #[test]

@@ -35,6 +35,7 @@ use super::calc::{self, Inputs, INPUT_NAMES, OUTPUT_NAMES};
 use super::inline::{self, Span};
 use super::{lesson, Block, Kind, Lang, Lesson, PageText, Question, ScenarioId, Ui};
 use crate::html::{esc, esc_text as text, Html, Markup};
+use crate::template::split_once;
 use crate::ui::act::{Act, Action};
 use std::fmt::Write;
 
@@ -82,13 +83,19 @@ pub fn scenario_path(lang: Lang, scenario: ScenarioId) -> String {
 
 /// Splits a fragment into its named parts, in order.
 pub fn parts(fragment: &str) -> Vec<(&str, &str)> {
-    fragment
-        .split(MARK)
-        .filter_map(|chunk| {
-            let (name, body) = chunk.split_once("-->")?;
-            Some((name, body.trim_matches('\n')))
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut rest = Some(fragment);
+    while let Some(text) = rest {
+        let (chunk, next) = match split_once(text, MARK) {
+            Some((c, n)) => (c, Some(n)),
+            None => (text, None),
+        };
+        if let Some((name, body)) = split_once(chunk, "-->") {
+            out.push((name, body.trim_matches('\n')));
+        }
+        rest = next;
+    }
+    out
 }
 
 /// The part called `name`, if the fragment has it.

@@ -1060,7 +1060,7 @@ pub mod inline {
         let mut offset = 0;
         loop {
             let next_code = rest.find('`');
-            let next_bold = rest.find("**");
+            let next_bold = crate::template::find(rest, "**");
             let (at, bold) = match (next_code, next_bold) {
                 (None, None) => break,
                 (Some(c), Some(b)) if b < c => (b, true),
