@@ -14,15 +14,17 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DIST = path.join(REPO, 'dist');
 
 /**
- * Gzip bytes a page load may transfer: 206 KB. It was 200 KB until this round's model
+ * Gzip bytes a page load may transfer: 205 KB. It was 200 KB until this round's model
  * and the lab's progressive layout took the Russian load to 209,022 bytes (210 KB); the
  * lesson a third shorter brought it to 204,806, the typed actions to 206,428 (English
- * 201,890), and the budget followed it down to 205 KB. The core's reshaping (typed
- * switches, one event enum, the network apart from the outbox: issue 23) took the
- * Russian load from 209,849 to 210,300 bytes, and no cut was found in time: 206 KB, to
- * come down with the next cut. Issue 28's step is 180 KB: the module alone is 177 KB.
+ * 201,890), and the budget followed it down to 205 KB. The core's reshaping (issue 23)
+ * took the Russian load to 210,394 bytes and the budget up to 206 KB for a while; two
+ * cuts of the module's standard-library baggage brought it back (issue 28, item 5: the
+ * lab's contexts without `expect_context`'s Debug message, -1,497 bytes; text search
+ * without the two-way searcher, -1,283): Russian 207,743, English 203,232, 205 KB
+ * again. Issue 28's step is 180 KB: the module alone is 175.6 KB.
  */
-export const GZIP_BUDGET_BYTES = 206 * 1024;
+export const GZIP_BUDGET_BYTES = 205 * 1024;
 
 /** The lesson's text, fetched at run time: only the reader's language, only the open scenario. */
 export const LESSON_DIR = 'public/lesson/';
