@@ -83,7 +83,7 @@ pub fn App() -> impl IntoView {
     provide_context(learn);
     listen::install(lab, learn);
     sync_url(lab);
-    play_timer(lab);
+    play_timer(lab, learn);
     // The lab's core is built in this task; the panes, the diagram and the lesson's parts
     // in a task after the next frame (`Lab::whole`), so the core is drawn and answers first.
     request_animation_frame(move || {
@@ -403,13 +403,16 @@ fn sync_url(lab: Lab) {
 
 /// Advances the run while playing, at the chosen speed. Replacing the stored
 /// interval drops (and so cancels) the previous one: pausing or a new speed
-/// never leaves a timer behind.
-fn play_timer(lab: Lab) {
+/// never leaves a timer behind. After each step the lesson follows (`Learn::moved`).
+fn play_timer(lab: Lab, learn: Learn) {
     let timer = StoredValue::new_local(None::<Interval>);
     Effect::new(move |_| {
         let next = lab.playing.get().then(|| {
             let every = (STEP_MS / lab.speed.get()) as u32;
-            Interval::new(every, move || lab.tick())
+            Interval::new(every, move || {
+                lab.tick();
+                learn.moved(lab);
+            })
         });
         timer.set_value(next);
     });

@@ -87,6 +87,16 @@ pub fn install(lab: Lab, learn: Learn) {
 
 fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
     let Some(ev) = Ev::of(e) else { return };
+    dispatch(lab, learn, ev, e);
+    // Whatever the reader did to the run or its step, the lesson follows (the worker's
+    // messages and a resize move nothing).
+    if !matches!(ev, Ev::Message | Ev::Resize) {
+        learn.moved(lab);
+    }
+}
+
+/// Does what event `e` (of kind `ev`) asks of the lab.
+fn dispatch(lab: Lab, learn: Learn, ev: Ev, e: &web_sys::Event) {
     match ev {
         Ev::Message => return explore::message(lab, e),
         Ev::Resize => return lab.tall.set(is_narrow()),
@@ -170,11 +180,11 @@ fn on_action(
         (Ev::Click, Action::Open { scenario, at_start }) => {
             if plain_click(e) {
                 e.prevent_default();
-                lesson::open_link(lab, scenario, at_start);
+                lesson::open_link(lab, learn, scenario, at_start);
             }
         }
         (Ev::Click, Action::Crash(n)) => controls::crash(lab, n),
-        (Ev::Click, Action::Lang(l)) => lesson::switch(lab, l),
+        (Ev::Click, Action::Lang(l)) => lesson::switch(lab, l, move || learn.opened(lab, false)),
         (Ev::Change, Action::Toggle(t)) => controls::toggle(lab, t, checked(el)),
         (Ev::Change, Action::Retry(i)) => controls::retry(lab, i, el),
         (Ev::Click, Action::XShow { href, mark, note }) => {
@@ -206,7 +216,7 @@ fn on_action(
                 lab.notices.set(Vec::new());
             }
             (Ev::Click, Try) => controls::try_lab(lab),
-            (Ev::Change, Scenario) => controls::pick_scenario(lab, el),
+            (Ev::Change, Scenario) => controls::pick_scenario(lab, learn, el),
             (Ev::Change, Speed) => controls::speed(lab, el),
             (Ev::Input, ParallelN) => controls::parallel_typed(lab, el),
             (Ev::Change, ParallelN) => controls::parallel_left(lab, el),

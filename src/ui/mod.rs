@@ -53,3 +53,67 @@ pub fn set_inner(el: &web_sys::Element, m: &Markup) {
 pub fn set_outer(el: &web_sys::Element, m: &Markup) {
     el.set_outer_html(m.as_str());
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every `Effect::new` body of the page's sources, with its file.
+    fn effects() -> Vec<(String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let opener = concat!("Effect", "::new(");
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let src = std::fs::read_to_string(&p).unwrap_or_default();
+                for (i, _) in src.match_indices(opener) {
+                    let body = &src[i + opener.len()..];
+                    let mut depth = 1;
+                    let end = body
+                        .char_indices()
+                        .find(|(_, c)| {
+                            depth += match c {
+                                '(' => 1,
+                                ')' => -1,
+                                _ => 0,
+                            };
+                            depth == 0
+                        })
+                        .map_or(body.len(), |(j, _)| j);
+                    out.push((p.display().to_string(), body[..end].to_string()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Data flows one way: an effect only synchronizes the outside world (the DOM,
+    /// the URL, storage, a worker, a timer) with the signals it reads, and writes no
+    /// signal, so no effect writes what another effect reads back. State that follows
+    /// other state is a memo or a closure; what follows a reader's action is done by
+    /// the handler of that action (as `Learn::moved`). (The lesson's question was
+    /// asked by a chain of three effects that fed each other.)
+    #[test]
+    fn no_effect_writes_a_signal() {
+        let all = effects();
+        assert!(all.len() >= 8, "only {} effects found", all.len());
+        for (file, body) in &all {
+            for write in [
+                ".set(",
+                ".update(",
+                ".notify()",
+                ".write()",
+                ".maybe_update(",
+            ] {
+                assert!(
+                    !body.contains(write),
+                    "an effect in {file} writes a signal ({write}):\n{body}"
+                );
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@ use super::patch::find;
 use crate::narrate::fill;
 use crate::params::{echo, retry_number, speed_factor};
 use crate::ui::act::Act;
+use crate::ui::lesson::Learn;
 use crate::ui::state::Lab;
 use idem_sim::scenario::{Retry, ScenarioId, Toggle};
 use idem_sim::{Command, NodeId};
@@ -33,10 +34,10 @@ fn value(el: &Element) -> String {
 }
 
 /// The picker chose a scenario.
-pub fn pick_scenario(lab: Lab, el: &Element) {
+pub fn pick_scenario(lab: Lab, learn: Learn, el: &Element) {
     if let Some(id) = ScenarioId::parse(&value(el)) {
         let focused = document().active_element().is_some_and(|a| a == *el);
-        lab.open(id, 0);
+        learn.open(lab, id, 0);
         // The picker is written anew with the lab: keep a reader who used it on it.
         if focused {
             crate::ui::lesson::focus_later(Act::Scenario.selector());

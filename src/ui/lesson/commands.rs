@@ -58,8 +58,8 @@ pub fn storage(learn: Learn, e: &web_sys::Event) {
 
 /// A scenario link ([`Action::Open`]): opens scenario `id` in the lab, at its
 /// decisive step (or at its start), and brings the lab into view.
-pub fn open_link(lab: Lab, id: ScenarioId, at_start: bool) {
-    lab.open(id, 0);
+pub fn open_link(lab: Lab, learn: Learn, id: ScenarioId, at_start: bool) {
+    learn.open(lab, id, 0);
     if !at_start {
         let d = lab.run.with_untracked(|r| r.decisive_step()).unwrap_or(0);
         lab.go(d);

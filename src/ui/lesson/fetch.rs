@@ -16,9 +16,10 @@ use wasm_bindgen_futures::JsFuture;
 /// The reader switches to `lang`. Its labels and prose arrive in one fragment
 /// (`fragment::sections_path`: the parts `ui`, `header`, `before`, `after`); once it
 /// is in, the header and prose are written over the page's and the lab is built anew
-/// in `lang`, with the focus back on the language pressed. A failure is a notice in
-/// the language the page is still in.
-pub fn switch(lab: Lab, lang: Lang) {
+/// in `lang`, with the focus back on the language pressed, and `then` is called (the
+/// lesson follows: `Learn::opened`). A failure is a notice in the language the page
+/// is still in.
+pub fn switch(lab: Lab, lang: Lang, then: impl FnOnce() + 'static) {
     spawn_local(async move {
         let url = fragment::sections_path(lang);
         let text = fetch_text(&url).await.unwrap_or_default();
@@ -43,6 +44,7 @@ pub fn switch(lab: Lab, lang: Lang) {
             }
         }
         lab.lang.set(lang);
+        then();
         focus_later(Action::Lang(lang).selector());
     });
 }
@@ -57,7 +59,7 @@ fn unescape(html: &str) -> Option<String> {
 
 /// Fetches `url` (relative to the page) into `into`, tagged with `tag`, if it is
 /// still `current` when it arrives (the reader may have moved to another language or
-/// scenario meanwhile). A failure becomes a notice, once, and an empty text: the lab
+/// scenario meanwhile), then calls `then`. A failure becomes a notice, once, and an empty text: the lab
 /// goes on without it, and the same text is not fetched again for every scenario.
 pub(super) fn fetch(
     lab: Lab,
@@ -65,6 +67,7 @@ pub(super) fn fetch(
     url: String,
     tag: ScenarioId,
     current: impl Fn() -> bool + 'static,
+    then: impl Fn() + 'static,
 ) {
     spawn_local(async move {
         let text = fetch_text(&url).await;
@@ -76,6 +79,7 @@ pub(super) fn fetch(
             lab.notices.update(|n| n.push(msg));
         }
         into.set(Some((tag, text.unwrap_or_default())));
+        then();
     });
 }
 

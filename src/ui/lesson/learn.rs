@@ -1,6 +1,10 @@
 //! The question's state and the reader's progress ([`Learn`]), and what follows
 //! the lab: the open scenario's text fetched anew with the scenario or the
-//! language, and the question asked at the run's decisive step.
+//! language ([`Learn::opened`]), and the question asked at the run's decisive
+//! step ([`Learn::moved`]). Both are called by the handlers that change what they
+//! follow (the listener, the playback timer, the language switch, a fragment's
+//! arrival), not by effects: the one effect here writes the progress out to the
+//! browser and the LMS, and no effect writes a signal (`no_effect_writes_a_signal`).
 
 use super::fetch::fetch;
 use super::focus::{focus_later, lab_into_view};
@@ -33,6 +37,10 @@ pub struct Learn {
     /// The question paused a playing run: Continue plays on.
     pub paused: RwSignal<bool>,
     pub progress: RwSignal<Progress>,
+    /// The run was at its end when [`Learn::moved`] last looked. (Not tracked by
+    /// anything: a signal of a type the page has already, as `paused`, where a
+    /// `StoredValue` of a new type cost 176 bytes gzip.)
+    at_end: RwSignal<bool>,
 }
 
 impl Learn {
@@ -55,7 +63,9 @@ impl Learn {
             ask: RwSignal::new(Ask::Waiting),
             paused: RwSignal::new(false),
             progress: RwSignal::new(Progress::parse(&stored)),
+            at_end: RwSignal::new(false),
         };
+        // The progress goes out to the browser's storage and to the LMS.
         Effect::new(move |_| {
             learn.progress.with(|p| {
                 let text = p.to_text();
@@ -65,63 +75,87 @@ impl Learn {
                 crate::lms::publish(p, &text);
             });
         });
-        Effect::new(move |last: Option<ScenarioId>| {
-            lab.opened.track();
-            let (lang, id) = (lab.lang.get(), lab.scenario.get());
-            // A new language asks the open question again (in that language); a new
-            // scenario also forgets that a question had paused the run.
-            learn.ask.set(Ask::Waiting);
-            if last != Some(id) {
-                learn.paused.set(false);
-            }
-            learn.scenario.set(None);
-            let url = fragment::scenario_path(lang, id);
-            let current =
-                move || (lab.lang.get_untracked(), lab.scenario.get_untracked()) == (lang, id);
-            fetch(lab, learn.scenario, url, id, current);
-            id
-        });
-        Effect::new(move |_| {
-            let (k, n) = (lab.cursor.get(), lab.steps());
-            let id = lab.scenario.get_untracked();
-            // A run watched to its end counts, whatever the path there.
-            if n > 0 && k >= n && !learn.progress.with_untracked(|p| p.has_watched(id)) {
-                learn.progress.update(|p| p.watch(id));
-            }
-            // At the decisive step (a fix-it question: at the end), pause and ask
-            // (once per opened scenario).
-            let q = learn.part(id, "q");
-            let fix = q.as_deref().and_then(Question::parse).map(|q| q.fix);
-            let at = match fix {
-                Some(true) => Some(n),
-                Some(false) => lab.run.with(|r| r.decisive_step()),
-                None => None,
-            };
-            if at == Some(k)
-                && learn.ask.get_untracked() == Ask::Waiting
-                && learn.progress.with(|p| p.predict)
-            {
-                learn.ask.set(Ask::Asking);
-                // A fix-it question is answered with the defences: their section opens.
-                if fix == Some(true) {
-                    if let Ok(Some(d)) = document().query_selector("details[data-sec=defences]") {
-                        let _ = d.set_attribute("open", "");
-                    }
-                }
-                // A run that was playing pauses, and the reader lands on the first answer;
-                // one stepped by hand shows the question and leaves the keys to the reader.
-                if lab.playing.get_untracked() {
-                    learn.paused.set(true);
-                    lab.playing.set(false);
-                    focus_later("[data-testid=predict] input");
-                }
-            }
-        });
+        learn.opened(lab, true);
         if to_lab {
             // The prose above the lab is in the page already: its place is fixed.
             request_animation_frame(move || lab_into_view(lab));
         }
         learn
+    }
+
+    /// Opens scenario `id` in the lab at `step`, its question waiting and its text fetched.
+    pub fn open(self, lab: Lab, id: ScenarioId, step: usize) {
+        let new = lab.scenario.get_untracked() != id;
+        lab.open(id, step);
+        self.opened(lab, new);
+    }
+
+    /// The lab shows a scenario anew (another one if `new`, or in another language, or
+    /// the same one opened again): its question waits to be asked again (in that
+    /// language), a question that paused the run of another scenario is forgotten, and
+    /// its text is fetched; [`Learn::moved`] once it is in.
+    pub fn opened(self, lab: Lab, new: bool) {
+        self.ask.set(Ask::Waiting);
+        if new {
+            self.paused.set(false);
+        }
+        self.scenario.set(None);
+        let (lang, id) = (lab.lang.get_untracked(), lab.scenario.get_untracked());
+        let url = fragment::scenario_path(lang, id);
+        let current =
+            move || (lab.lang.get_untracked(), lab.scenario.get_untracked()) == (lang, id);
+        fetch(lab, self.scenario, url, id, current, move || {
+            untrack(|| self.at_step(lab, true))
+        });
+    }
+
+    /// The run may have moved, or changed, or its text arrived: a run watched to its end
+    /// counts, and at the decisive step (a fix-it question: at the end) the question is
+    /// asked, once per opened scenario. Called by whatever moves the lab (the listener,
+    /// the playback timer) and when the scenario's text arrives.
+    pub fn moved(self, lab: Lab) {
+        untrack(|| self.at_step(lab, false));
+    }
+
+    /// [`Learn::moved`]; `arrived`: the scenario's text has just arrived.
+    fn at_step(self, lab: Lab, arrived: bool) {
+        let (k, n) = (lab.cursor.get(), lab.steps());
+        let id = lab.scenario.get();
+        // A run watched to its end counts, whatever the path there: once per arrival
+        // there, so progress cleared at the end stays cleared.
+        let end = n > 0 && k >= n;
+        let came = end && (arrived || !self.at_end.get());
+        self.at_end.set(end);
+        if came && !self.progress.with(|p| p.has_watched(id)) {
+            self.progress.update(|p| p.watch(id));
+        }
+        if self.ask.get() != Ask::Waiting || !self.progress.with(|p| p.predict) {
+            return;
+        }
+        let q = self.part(id, "q");
+        let fix = q.as_deref().and_then(Question::parse).map(|q| q.fix);
+        let at = match fix {
+            Some(true) => Some(n),
+            Some(false) => lab.run.with(|r| r.decisive_step()),
+            None => None,
+        };
+        if at != Some(k) {
+            return;
+        }
+        self.ask.set(Ask::Asking);
+        // A fix-it question is answered with the defences: their section opens.
+        if fix == Some(true) {
+            if let Ok(Some(d)) = document().query_selector("details[data-sec=defences]") {
+                let _ = d.set_attribute("open", "");
+            }
+        }
+        // A run that was playing pauses, and the reader lands on the first answer;
+        // one stepped by hand shows the question and leaves the keys to the reader.
+        if lab.playing.get() {
+            self.paused.set(true);
+            lab.playing.set(false);
+            focus_later("[data-testid=predict] input");
+        }
     }
 
     /// A part of the open scenario's fragment, if it has arrived.
