@@ -2,8 +2,8 @@
 //! ([`crate::ui::listen`]) calls these for a control's `Act`; each sends the lab a
 //! command, none decides anything itself.
 
-use super::markup::{policy, retry_range};
-use super::patch::find;
+use super::markup::{policy, retry_range, Ctl};
+use super::patch::el;
 use crate::narrate::fill;
 use crate::params::{echo, retry_number, speed_factor};
 use crate::ui::act::Act;
@@ -119,7 +119,7 @@ pub fn show_policy(lab: Lab) {
     let n = lab
         .run
         .with_untracked(|r| r.scenario.retry_policy(r.config.toggles).numbers());
-    if let Some(f) = find(".policy") {
+    if let Some(f) = el(Ctl::Policy) {
         crate::ui::set_outer(&f, &policy(lab.ui(), n));
     }
 }

@@ -76,12 +76,88 @@ pub fn picker(ui: &Ui, lang: Lang, current: ScenarioId) -> Markup {
     h.finish()
 }
 
+/// A control whose state the lab keeps ([`super::patch`]): the markup writes its
+/// element's `id` from it, and the patch reaches the element by the same id, so the
+/// two cannot drift (`every_control_the_markup_writes_is_one_the_patch_reaches`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ctl {
+    Back,
+    Play,
+    Step,
+    End,
+    Restart,
+    /// The step counter.
+    Counter,
+    Speed,
+    Scrub,
+    Parallel,
+    /// How many parallel retries.
+    ParallelN,
+    /// The client's retry policy: its fieldset, written anew with the run's policy.
+    Policy,
+    Crash(NodeId),
+    Toggle(Toggle),
+}
+
+impl Ctl {
+    /// The element's id.
+    pub fn id(self) -> String {
+        let name = match self {
+            Ctl::Crash(n) => return format!("c-crash-{}", n.slug()),
+            Ctl::Toggle(t) => return format!("c-{}", t.id()),
+            Ctl::Back => "back",
+            Ctl::Play => "play",
+            Ctl::Step => "step",
+            Ctl::End => "end",
+            Ctl::Restart => "restart",
+            Ctl::Counter => "counter",
+            Ctl::Speed => "speed",
+            Ctl::Scrub => "scrub",
+            Ctl::Parallel => "parallel",
+            Ctl::ParallelN => "parallel-n",
+            Ctl::Policy => "policy",
+        };
+        format!("c-{name}")
+    }
+
+    /// Every control the lab writes for a scenario of `nodes` offering the switches
+    /// `offered`: playback's, the client's (its parallel retries and policy), a crash
+    /// per node that can crash, a switch per toggle.
+    pub fn of(nodes: &[NodeId], offered: &[Toggle]) -> Vec<Ctl> {
+        use Ctl::*;
+        let mut v = vec![Back, Play, Step, End, Restart, Counter, Speed, Scrub];
+        if nodes.contains(&NodeId::Client) {
+            v.extend([Parallel, ParallelN, Policy]);
+        }
+        v.extend(nodes.iter().filter(|n| n.can_crash()).map(|n| Crash(*n)));
+        v.extend(offered.iter().map(|t| Toggle(*t)));
+        v
+    }
+
+    /// The control whose button [`button`] writes for `act`, if the lab keeps its state.
+    fn of_act(act: Act) -> Option<Ctl> {
+        Some(match act {
+            Act::Back => Ctl::Back,
+            Act::Step => Ctl::Step,
+            Act::End => Ctl::End,
+            Act::Restart => Ctl::Restart,
+            Act::Parallel => Ctl::Parallel,
+            _ => return None,
+        })
+    }
+}
+
 /// A button: `(act, testid, label, text)`; an empty label means the text names it.
 fn button(h: &mut Html, act: Act, testid: &str, label: &str, text: &str) {
+    let id = Ctl::of_act(act).map(Ctl::id);
     h.el(
         "button",
         &[
             ("type", "button"),
+            match id.as_deref() {
+                Some(id) => ("id", id),
+                None => ("", ""),
+            },
             ("data-act", act.name()),
             ("data-testid", testid),
             if label.is_empty() {
@@ -116,6 +192,7 @@ pub fn playback(ui: &Ui) -> Markup {
         &[
             ("type", "button"),
             ("class", "primary"),
+            ("id", &Ctl::Play.id()),
             ("data-act", Act::Play.name()),
             ("data-testid", "btn-play"),
             ("aria-pressed", "false"),
@@ -136,6 +213,7 @@ pub fn playback(ui: &Ui) -> Markup {
         "span",
         &[
             ("class", "counter"),
+            ("id", &Ctl::Counter.id()),
             ("data-testid", "step-counter"),
             ("aria-live", "off"),
         ],
@@ -145,7 +223,11 @@ pub fn playback(ui: &Ui) -> Markup {
     h.el("span", &[], ui.speed());
     h.open(
         "select",
-        &[("data-testid", "speed"), ("data-act", Act::Speed.name())],
+        &[
+            ("id", &Ctl::Speed.id()),
+            ("data-testid", "speed"),
+            ("data-act", Act::Speed.name()),
+        ],
     );
     for (text, _) in SPEEDS {
         h.el("option", &[("value", text)], &format!("{text}×"));
@@ -156,6 +238,7 @@ pub fn playback(ui: &Ui) -> Markup {
         &[
             ("class", "scrubber"),
             ("type", "range"),
+            ("id", &Ctl::Scrub.id()),
             ("data-testid", "scrubber"),
             ("data-act", Act::Scrub.name()),
             ("min", "0"),
@@ -238,7 +321,10 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
             // Its count is the client's: "Change the client" ([`policy`]).
             Fault::Parallel => button(&mut h, Act::Parallel, "btn-parallel-retries", "", ""),
             Fault::Crash(n) => {
-                h.open("button", &[("type", "button")]);
+                h.open(
+                    "button",
+                    &[("type", "button"), ("id", &Ctl::Crash(*n).id())],
+                );
                 Action::Crash(*n).put(&mut h);
                 h.close("button");
             }
@@ -293,7 +379,14 @@ pub fn switches(
     for t in ts {
         let testid = format!("toggle-{}", t.id());
         h.open("label", &[("class", "switch")]);
-        h.open("input", &[("type", "checkbox"), ("data-testid", &testid)]);
+        h.open(
+            "input",
+            &[
+                ("type", "checkbox"),
+                ("id", &Ctl::Toggle(t).id()),
+                ("data-testid", &testid),
+            ],
+        );
         Action::Toggle(t).put(&mut h);
         h.el("span", &[], toggle_label(ui, t, Some(scenario)))
             .close("label");
@@ -335,7 +428,11 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
     let mut h = Html::new();
     h.open(
         "fieldset",
-        &[("class", "policy"), ("data-testid", "retry-form")],
+        &[
+            ("class", "policy"),
+            ("id", &Ctl::Policy.id()),
+            ("data-testid", "retry-form"),
+        ],
     );
     h.el("legend", &[], ui.retry_policy());
     for (i, label) in retry_labels(ui).into_iter().enumerate() {
@@ -354,6 +451,7 @@ pub fn policy(ui: &Ui, n: [u64; 5]) -> Markup {
             ("min", "2"),
             ("max", "10"),
             ("value", "3"),
+            ("id", &Ctl::ParallelN.id()),
             ("data-testid", "parallel-n"),
             ("data-act", Act::ParallelN.name()),
         ],
@@ -400,6 +498,38 @@ mod tests {
                 "{}",
                 s.id
             );
+        }
+    }
+
+    /// The patch found the controls by CSS selectors of its own, apart from the markup
+    /// that wrote them. Now each is reached by its [`Ctl`]'s id: every control the lab
+    /// writes with one is a control the patch reaches for that scenario, and every
+    /// control it reaches is written, in each scenario.
+    #[test]
+    fn every_control_the_markup_writes_is_one_the_patch_reaches() {
+        let ui = ui(Lang::En);
+        for s in idem_sim::scenario::all() {
+            let nodes = s.nodes();
+            let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+            // What the lab writes for the scenario (`app::LabGrid`).
+            let mut html = lab_head(ui, Lang::En, s.id).to_string();
+            html += &playback(ui);
+            html += &future_switch(ui);
+            html += &faults(ui, &offered_faults(&nodes));
+            html += &switches(ui, &offered, s.id, defence_group(ui));
+            html += &switches(ui, &offered, s.id, variant_group(ui));
+            if nodes.contains(&NodeId::Client) {
+                let n = s.retry_policy(s.default_toggles()).numbers();
+                html += &policy(ui, n);
+            }
+            let written: std::collections::BTreeSet<&str> = html
+                .match_indices(" id=\"c-")
+                .filter_map(|(i, _)| html[i + 5..].split('"').next())
+                .collect();
+            let reached: Vec<String> = Ctl::of(&nodes, &offered).into_iter().map(Ctl::id).collect();
+            let reached = reached.iter().map(String::as_str).collect();
+            assert_eq!(written, reached, "{}", s.id);
+            assert!(written.len() >= 10, "{}: {written:?}", s.id);
         }
     }
 

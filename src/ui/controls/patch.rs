@@ -1,18 +1,24 @@
 //! The controls' state kept in step with the lab: the markup is written once
 //! ([`super::markup`]), and [`patch`] sets what changes (disabled, pressed,
-//! values, labels) on the elements, found by their `data-act`.
+//! values, labels) on the elements, each reached by its [`Ctl`], whose id the
+//! markup wrote (`every_control_the_markup_writes_is_one_the_patch_reaches`).
 
+use super::markup::Ctl;
 use crate::narrate::{count, node_name};
 use crate::params::speed_text;
-use crate::ui::act::{Act, Action};
 use crate::ui::state::Lab;
-use idem_sim::scenario::Toggle;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
+/// The first element that matches `sel` (for what no [`Ctl`] names).
 pub(super) fn find(sel: &str) -> Option<Element> {
     document().query_selector(sel).ok().flatten()
+}
+
+/// The element of control `c`, if the lab shows it.
+pub(super) fn el(c: Ctl) -> Option<Element> {
+    document().get_element_by_id(&c.id())
 }
 
 pub(super) fn set(el: &Element, attr: &str, value: &str) {
@@ -27,8 +33,13 @@ fn set_text(el: &Element, text: &str) {
     }
 }
 
-fn disable(sel: &str, off: bool) {
-    if let Some(el) = find(sel) {
+/// The input element of control `c`.
+fn input(c: Ctl) -> Option<HtmlInputElement> {
+    el(c).and_then(|e| e.dyn_into().ok())
+}
+
+fn disable(c: Ctl, off: bool) {
+    if let Some(el) = el(c) {
         if off {
             set(&el, "disabled", "");
         } else {
@@ -42,13 +53,13 @@ pub fn patch(lab: Lab) {
     let ui = lab.ui();
     Effect::new(move |_| {
         let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
-        disable(Act::Back.selector(), k == 0);
+        disable(Ctl::Back, k == 0);
         // At the start of a run the reader has not changed, a restart would change nothing.
         let fresh = lab.run.with(|r| r.commands().is_empty());
-        disable(Act::Restart.selector(), k == 0 && fresh && !playing);
-        disable(Act::Step.selector(), k >= n);
-        disable(Act::End.selector(), k >= n);
-        if let Some(b) = find(Act::Play.selector()) {
+        disable(Ctl::Restart, k == 0 && fresh && !playing);
+        disable(Ctl::Step, k >= n);
+        disable(Ctl::End, k >= n);
+        if let Some(b) = el(Ctl::Play) {
             let (label, text) = if playing {
                 (ui.pause(), format!("❚❚ {}", ui.pause()))
             } else {
@@ -58,57 +69,54 @@ pub fn patch(lab: Lab) {
             set(&b, "aria-label", label);
             set_text(&b, &text);
         }
-        if let Some(c) = find("[data-testid=step-counter]") {
+        if let Some(c) = el(Ctl::Counter) {
             set_text(&c, &format!("{k} / {n}"));
         }
-        if let Some(s) =
-            find(Act::Scrub.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-        {
+        if let Some(s) = input(Ctl::Scrub) {
             set(&s, "max", &n.to_string());
             s.set_value(&k.to_string());
         }
-        let select = |sel: &str, v: &str| {
-            if let Some(s) = find(sel).and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
-                s.set_value(v);
-            }
-        };
-        select(Act::Speed.selector(), speed_text(lab.speed.get()));
+        if let Some(s) = el(Ctl::Speed).and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
+            s.set_value(speed_text(lab.speed.get()));
+        }
         let p = lab.parallel_n.get();
-        if let Some(b) = find(Act::Parallel.selector()) {
+        if let Some(b) = el(Ctl::Parallel) {
             set_text(&b, &count(ui.parallel_n_retries(), p as usize, &[]));
         }
-        if let Some(i) =
-            find(Act::ParallelN.selector()).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-        {
+        if let Some(i) = input(Ctl::ParallelN) {
             if i.value() != p.to_string() {
                 i.set_value(&p.to_string());
             }
         }
         let toggles = lab.toggles.get();
-        let nodes = lab.run.with(|r| r.scenario.nodes());
+        let (nodes, offered) = lab.run.with(|r| {
+            let offered: Vec<_> = r.scenario.toggles.iter().map(|(t, _)| *t).collect();
+            (r.scenario.nodes(), offered)
+        });
         lab.world.with(|w| {
             let s = &w.scenario;
-            for n in nodes.into_iter().filter(|n| n.can_crash()) {
-                let Some(b) = find(&Action::Crash(n).selector()) else {
-                    continue;
-                };
-                let up = w.is_up(n);
-                let (verb, testid) = if up {
-                    (ui.crash(), "crash")
-                } else {
-                    (ui.restart_node(), "restart")
-                };
-                set(&b, "data-testid", &format!("btn-{testid}-{}", n.slug()));
-                set(&b, "class", if up { "danger" } else { "" });
-                set_text(&b, &format!("{verb}: {}", node_name(ui, s, n)));
+            for c in Ctl::of(&nodes, &offered) {
+                match c {
+                    Ctl::Crash(n) => {
+                        let Some(b) = el(c) else { continue };
+                        let up = w.is_up(n);
+                        let (verb, testid) = if up {
+                            (ui.crash(), "crash")
+                        } else {
+                            (ui.restart_node(), "restart")
+                        };
+                        set(&b, "data-testid", &format!("btn-{testid}-{}", n.slug()));
+                        set(&b, "class", if up { "danger" } else { "" });
+                        set_text(&b, &format!("{verb}: {}", node_name(ui, s, n)));
+                    }
+                    Ctl::Toggle(t) => {
+                        if let Some(i) = input(c) {
+                            i.set_checked(toggles.has(t));
+                        }
+                    }
+                    _ => {}
+                }
             }
         });
-        for t in Toggle::ALL {
-            if let Some(c) = find(&Action::Toggle(t).selector())
-                .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-            {
-                c.set_checked(toggles.has(t));
-            }
-        }
     });
 }
