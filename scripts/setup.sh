@@ -5,9 +5,11 @@
 #
 #   Rust 1.95.0        the release rust-toolchain.toml pins (the stable toolchain, named so)
 #   wasm32 target      rustup target add wasm32-unknown-unknown
-#   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked
+#   trunk 0.21.14      cargo install trunk --version 0.21.14 --locked --no-default-features
 #   wasm-bindgen-cli   cargo install wasm-bindgen-cli --version <wasm-bindgen in Cargo.lock>
+#                      --no-default-features --bin wasm-bindgen
 #                      (no --locked: one of its pinned dependencies is not on the registry)
+#                      Both compile quickly (`quick_install`): no TLS, no LTO, opt-level 1.
 #   chromium + a font  apt-get install chromium fonts-dejavu-core (and zip, unzip: make scorm, its test)
 #   the real stores    apt-get install postgresql redis-server python3-psycopg2 python3-redis
 #                      (make stores replays the model's statements on them)
@@ -39,6 +41,16 @@ run_logged() {
   fi
 }
 
+# `cargo install`, compiled for a short build rather than a fast binary. The tools run for
+# seconds per build, while their release profiles (trunk's: fat LTO, one codegen unit) cost
+# most of a fresh machine's setup. Without default features they carry no TLS stack: they
+# never download (trunk runs --offline and finds the tools on PATH).
+quick_install() {
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=false \
+    cargo install --no-default-features "$@"
+}
+
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"
   elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"
@@ -51,7 +63,6 @@ apt_install() {
   run_logged apt-update as_root apt-get update
   run_logged "apt-install" as_root env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y "$@"
-  installed+=("$*")
 }
 
 # --- Rust: the pinned toolchain of rust-toolchain.toml, and its wasm target -----------
@@ -79,22 +90,6 @@ if ! grep -qx 'wasm32-unknown-unknown' <<<"$targets"; then
   installed+=("wasm32 target")
 fi
 
-# --- trunk ---------------------------------------------------------------------------
-if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION (cargo install, about 10 min on 2 cores; log: target/setup-logs/trunk.log)"
-  run_logged trunk cargo install trunk --version "$TRUNK_VERSION" --locked --force
-  installed+=("trunk $TRUNK_VERSION")
-fi
-
-# --- wasm-bindgen-cli: exactly the wasm-bindgen version of Cargo.lock ----------------
-WB_VERSION="$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
-[ -n "$WB_VERSION" ] || die "could not find the wasm-bindgen version in Cargo.lock"
-if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WB_VERSION (cargo install, about 6 min; log: target/setup-logs/wasm-bindgen.log)"
-  run_logged wasm-bindgen cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
-  installed+=("wasm-bindgen-cli $WB_VERSION")
-fi
-
 # --- Chromium, Node, a font, zip and unzip (Debian packages) -------------------------------------
 debs=()
 [ -x /usr/bin/chromium ] || debs+=(chromium)
@@ -107,8 +102,32 @@ compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || debs+=(postgresql)
 [ -x /usr/bin/redis-server ] || debs+=(redis-server)
 /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || debs+=(python3-psycopg2)
 /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || debs+=(python3-redis)
+# apt downloads while cargo compiles the tools below (the network and the two cores at once).
+apt_pid=""
 if [ "${#debs[@]}" -gt 0 ]; then
-  apt_install "${debs[@]}"
+  apt_install "${debs[@]}" &
+  apt_pid=$!
+fi
+
+# --- trunk ---------------------------------------------------------------------------
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (cargo install, a few minutes; log: target/setup-logs/trunk.log)"
+  run_logged trunk quick_install trunk --version "$TRUNK_VERSION" --locked --force
+  installed+=("trunk $TRUNK_VERSION")
+fi
+
+# --- wasm-bindgen-cli: exactly the wasm-bindgen version of Cargo.lock ----------------
+WB_VERSION="$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+[ -n "$WB_VERSION" ] || die "could not find the wasm-bindgen version in Cargo.lock"
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION (cargo install, a few minutes; log: target/setup-logs/wasm-bindgen.log)"
+  run_logged wasm-bindgen quick_install wasm-bindgen-cli --version "$WB_VERSION" --bin wasm-bindgen --force
+  installed+=("wasm-bindgen-cli $WB_VERSION")
+fi
+
+if [ -n "$apt_pid" ]; then
+  wait "$apt_pid" || die "the Debian packages could not be installed (log: target/setup-logs/apt-install.log)"
+  installed+=("${debs[*]}")
 fi
 
 # --- e2e npm packages, from the committed lockfile -------------------------------------
