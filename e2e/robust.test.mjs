@@ -32,9 +32,6 @@ function prng(seed) {
   };
 }
 
-/** Pages opening the fuzz's links side by side. */
-const LANES = 2;
-
 const TOGGLES = ['unique-constraint', 'fingerprint', 'same-transaction', 'key-to-processor', 'atomic-claim', 'zzz'];
 
 /** Waits until no request of the page is in flight (and none started) for two frames. */
@@ -215,10 +212,7 @@ describe('robustness (release build, strict CSP)', { timeout: 300_000 }, () => {
     const width = 360;
     const { browser, server } = env;
     const context = await browser.newContext({ viewport: { width, height: 740 } });
-    let checked = 0;
-    let noticed = 0;
-    /** One lane: a page of its own opens every `LANES`th link, from `first` on. */
-    const lane = async (first) => {
+    try {
       const page = await context.newPage();
       const problems = [];
       page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
@@ -227,8 +221,9 @@ describe('robustness (release build, strict CSP)', { timeout: 300_000 }, () => {
       page.on('requestfailed', (r) => { if (!left(r)) problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`); });
       page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
       const inflight = trackRequests(page);
-      for (let i = first; i < urls.length; i += LANES) {
-        const query = urls[i];
+      let checked = 0;
+      let noticed = 0;
+      for (const [i, query] of urls.entries()) {
         const where = `seed ${SEED}, URL ${i}: ${query.slice(0, 300)}`;
         const response = await page.goto(server.url + query).catch((e) => assert.fail(`${where}: ${e.message.slice(0, 200)}`));
         assert.equal(response.status(), 200, where);
@@ -249,11 +244,6 @@ describe('robustness (release build, strict CSP)', { timeout: 300_000 }, () => {
         checked++;
         if (seen.notice > 0) noticed++;
       }
-    };
-    try {
-      // Two pages at once (the machine's two cores): each link is still opened alone in
-      // its page, and each page's errors are its own.
-      await Promise.all(Array.from({ length: LANES }, (_, first) => lane(first)));
       t.diagnostic(`${checked} URLs, ${noticed} with a notice`);
       assert.ok(checked >= 200, `${checked} URLs`);
     } finally {
