@@ -76,3 +76,22 @@ pub mod seqdiag;
 /// ```
 pub mod template;
 pub mod ui;
+
+/// Every file under `dir` (recursively), with its text: the source-scanning rule tests'.
+#[cfg(test)]
+pub(crate) fn source_files(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let src = std::fs::read_to_string(&p).unwrap_or_default();
+                out.push((p, src));
+            }
+        }
+    }
+    out
+}

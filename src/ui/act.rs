@@ -420,28 +420,19 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut seen = 0;
         for dir in ["src", "worker/src"] {
-            let mut stack = vec![root.join(dir)];
-            while let Some(d) = stack.pop() {
-                for e in std::fs::read_dir(&d).unwrap() {
-                    let p = e.unwrap().path();
-                    if p.is_dir() {
-                        stack.push(p);
+            for (p, src) in crate::source_files(&root.join(dir)) {
+                for (i, _) in src.match_indices("data-act=") {
+                    let rest = src[i + 9..].trim_start_matches(['\\', '"']);
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                        .collect();
+                    // `data-act={}` / `data-act=\"{act}\"`: a name filled in.
+                    if name.is_empty() {
                         continue;
                     }
-                    let src = std::fs::read_to_string(&p).unwrap_or_default();
-                    for (i, _) in src.match_indices("data-act=") {
-                        let rest = src[i + 9..].trim_start_matches(['\\', '"']);
-                        let name: String = rest
-                            .chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
-                            .collect();
-                        // `data-act={}` / `data-act=\"{act}\"`: a name filled in.
-                        if name.is_empty() {
-                            continue;
-                        }
-                        seen += 1;
-                        assert!(Act::parse(&name).is_some(), "{}: {name}", p.display());
-                    }
+                    seen += 1;
+                    assert!(Act::parse(&name).is_some(), "{}: {name}", p.display());
                 }
             }
         }

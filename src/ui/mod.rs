@@ -61,31 +61,22 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let opener = concat!("Effect", "::new(");
         let mut out = Vec::new();
-        let mut stack = vec![root];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let src = std::fs::read_to_string(&p).unwrap_or_default();
-                for (i, _) in src.match_indices(opener) {
-                    let body = &src[i + opener.len()..];
-                    let mut depth = 1;
-                    let end = body
-                        .char_indices()
-                        .find(|(_, c)| {
-                            depth += match c {
-                                '(' => 1,
-                                ')' => -1,
-                                _ => 0,
-                            };
-                            depth == 0
-                        })
-                        .map_or(body.len(), |(j, _)| j);
-                    out.push((p.display().to_string(), body[..end].to_string()));
-                }
+        for (p, src) in crate::source_files(&root) {
+            for (i, _) in src.match_indices(opener) {
+                let body = &src[i + opener.len()..];
+                let mut depth = 1;
+                let end = body
+                    .char_indices()
+                    .find(|(_, c)| {
+                        depth += match c {
+                            '(' => 1,
+                            ')' => -1,
+                            _ => 0,
+                        };
+                        depth == 0
+                    })
+                    .map_or(body.len(), |(j, _)| j);
+                out.push((p.display().to_string(), body[..end].to_string()));
             }
         }
         out
