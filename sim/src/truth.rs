@@ -3,7 +3,7 @@
 //! For a scenario, every combination of its defence toggles (its bugs and
 //! variants as by default) meets each [`Fault`] class: the explorer
 //! ([`crate::explore::Search`]) walks every order of the scenario's events
-//! with that one fault added anywhere, on top of the scenario's own story
+//! with that fault (one, or two lost messages) added anywhere, on top of the scenario's own story
 //! (its scripted faults stay, so a cell's counterexample replays in the lab
 //! exactly). A cell *breaks* when some reachable world breaks an invariant
 //! that holds after every step (`Expect::Always`), or a quiet end breaks one
@@ -29,6 +29,8 @@ pub enum Fault {
     LostResponse,
     /// One reply of Redis or Postgres to the API is lost.
     LostStoreReply,
+    /// Two messages are lost, any two, anywhere.
+    TwoLosses,
     /// The client fires two copies of its request at once.
     Parallel,
     /// One crash of any process, at any step (restarted at any later point).
@@ -38,9 +40,10 @@ pub enum Fault {
 }
 
 impl Fault {
-    pub const ALL: [Fault; 5] = [
+    pub const ALL: [Fault; 6] = [
         Fault::LostResponse,
         Fault::LostStoreReply,
+        Fault::TwoLosses,
         Fault::Parallel,
         Fault::Crash,
         Fault::ClockPastTtl,
@@ -51,6 +54,7 @@ impl Fault {
         match self {
             Fault::LostResponse => "lost-response",
             Fault::LostStoreReply => "lost-store-reply",
+            Fault::TwoLosses => "two-losses",
             Fault::Parallel => "parallel",
             Fault::Crash => "crash",
             Fault::ClockPastTtl => "clock",
@@ -59,7 +63,7 @@ impl Fault {
 }
 
 /// How far a cell's exploration may go: every order of the events due at the
-/// same millisecond, with its one fault. Under a second each in the browser.
+/// same millisecond, with its fault. Under a second each in the browser.
 pub const CELL_STATES: usize = 200_000;
 
 /// Every combination of the defences, from none to all (bit i of the index:
@@ -100,7 +104,7 @@ impl Fault {
     fn needs_no_client(self) -> bool {
         matches!(
             self,
-            Fault::LostStoreReply | Fault::Crash | Fault::ClockPastTtl
+            Fault::LostStoreReply | Fault::TwoLosses | Fault::Crash | Fault::ClockPastTtl
         )
     }
 }
@@ -138,6 +142,7 @@ impl Cell {
                 bound.max_losses = 1;
                 losable = Losable::StoreReplies;
             }
+            Fault::TwoLosses => bound.max_losses = 2,
             Fault::Parallel => {
                 let cmd = Command::ParallelRetries(2);
                 if start.apply(&cmd).is_ok() {

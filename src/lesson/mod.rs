@@ -1022,6 +1022,7 @@ ui_struct! {
     none,
     f_lost_response,
     f_lost_store_reply,
+    f_two_losses,
     f_parallel,
     f_crash,
     f_clock,

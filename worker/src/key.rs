@@ -41,6 +41,7 @@ pub enum Key {
     None,
     FLostResponse,
     FLostStoreReply,
+    FTwoLosses,
     FParallel,
     FCrash,
     FClock,
@@ -56,7 +57,7 @@ pub enum Key {
 
 impl Key {
     /// Every key, in the text's order.
-    pub const ALL: [Key; 48] = [
+    pub const ALL: [Key; 49] = [
         Key::Progress,
         Key::ProgressLabel,
         Key::Cells,
@@ -94,6 +95,7 @@ impl Key {
         Key::None,
         Key::FLostResponse,
         Key::FLostStoreReply,
+        Key::FTwoLosses,
         Key::FParallel,
         Key::FCrash,
         Key::FClock,
@@ -147,6 +149,7 @@ impl Key {
             Key::None => "none",
             Key::FLostResponse => "f_lost_response",
             Key::FLostStoreReply => "f_lost_store_reply",
+            Key::FTwoLosses => "f_two_losses",
             Key::FParallel => "f_parallel",
             Key::FCrash => "f_crash",
             Key::FClock => "f_clock",

@@ -406,6 +406,7 @@ impl View {
         self.t.get(match f {
             Fault::LostResponse => Key::FLostResponse,
             Fault::LostStoreReply => Key::FLostStoreReply,
+            Fault::TwoLosses => Key::FTwoLosses,
             Fault::Parallel => Key::FParallel,
             Fault::Crash => Key::FCrash,
             Fault::ClockPastTtl => Key::FClock,
