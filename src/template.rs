@@ -168,29 +168,33 @@ pub fn choose(forms: &str, n: u64) -> &str {
     let bars = forms.bytes().filter(|&b| b == SEP).count();
     let mut k = form_index(bars + 1, n);
     let mut start = 0;
+    // Slices by `get`, which cannot panic: a slice that could would link the
+    // panic's message, which Debug-formats a char (~1 KB gzip of the worker).
     for (i, b) in forms.bytes().enumerate() {
         if b == SEP {
             if k == 0 {
-                return &forms[start..i];
+                return forms.get(start..i).unwrap_or_default();
             }
             k -= 1;
             start = i + 1;
         }
     }
-    &forms[start..]
+    forms.get(start..).unwrap_or_default()
 }
 
 /// The counted label `label` with each choice `[…]` made for the count `n`.
 pub fn form(label: &str, n: u64) -> String {
     let mut out = String::with_capacity(label.len());
     let mut rest = label;
+    // `[` and `]` are ASCII, so each `get` below is on a char boundary ([`choose`]).
     while let Some(open) = rest.bytes().position(|b| b == b'[') {
-        let Some(len) = rest[open..].bytes().position(|b| b == b']') else {
+        let Some(close) = rest.bytes().skip(open).position(|b| b == b']') else {
             break;
         };
-        out.push_str(&rest[..open]);
-        out.push_str(choose(&rest[open + 1..open + len], n));
-        rest = &rest[open + len + 1..];
+        let close = open + close;
+        out.push_str(rest.get(..open).unwrap_or_default());
+        out.push_str(choose(rest.get(open + 1..close).unwrap_or_default(), n));
+        rest = rest.get(close + 1..).unwrap_or_default();
     }
     out.push_str(rest);
     out
@@ -225,7 +229,8 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
 /// `text` around the first `sep`: `str::split_once` with [`find`].
 pub fn split_once<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
     let i = find(text, sep)?;
-    Some((&text[..i], &text[i + sep.len()..]))
+    // By `get`, which cannot panic ([`choose`]).
+    Some((text.get(..i)?, text.get(i + sep.len()..)?))
 }
 
 /// Each `from` of `text` replaced by `to`: `str::replace` with [`find`] (`from` is

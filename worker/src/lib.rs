@@ -46,7 +46,9 @@ thread_local! {
 /// loader before the first request is handled). Called once per worker.
 #[wasm_bindgen]
 pub fn labels(text: String) {
-    TEXT.set(Box::leak(text.into_boxed_str()));
+    // `try_with`, not `set`/`get`: their `expect` would link the Debug of
+    // an access error (a worker's thread local is never destroyed).
+    let _ = TEXT.try_with(|t| t.set(Box::leak(text.into_boxed_str())));
 }
 
 /// Answers one request in `lang` (`ru` or `en`); a malformed one is ignored
@@ -56,7 +58,11 @@ pub fn handle(words: Vec<u32>, lang: &str) {
     let Some(req) = Request::decode(&words) else {
         return;
     };
-    let Some(mut view) = view::View::new(&req, lang, view::Text(TEXT.get())) else {
+    let Some(mut view) = view::View::new(
+        &req,
+        lang,
+        view::Text(TEXT.try_with(Cell::get).unwrap_or_default()),
+    ) else {
         return;
     };
     let t0 = now();
