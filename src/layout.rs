@@ -26,6 +26,7 @@ impl Layout {
         let apis: Vec<NodeId> = nodes.iter().copied().filter(|n| n.is_api()).collect();
         let pipeline = nodes.contains(&NodeId::Broker);
         let mail = nodes.contains(&NodeId::Mail);
+
         // The stores and the processor the scenario draws, centred on the API.
         let stores: Vec<NodeId> = [NodeId::Redis, NodeId::Postgres, NodeId::Processor]
             .into_iter()
@@ -93,6 +94,16 @@ impl Layout {
                 }
             }
         }
+        // The reconciliation job: above the API instances, or right of the app on a phone.
+        if nodes.contains(&NodeId::Reconciler) {
+            out.push((
+                NodeId::Reconciler,
+                match tall {
+                    true => at(313.0, 32.0, 86.0, 60.0),
+                    false => at(330.0, 31.0, 160.0, 50.0),
+                },
+            ));
+        }
         Layout {
             width,
             height,
@@ -133,6 +144,11 @@ impl Layout {
             if has(NodeId::Mail) {
                 v.push((*a, NodeId::Mail));
             }
+        }
+        // The job reads the processor's charges and books into the ledger.
+        if has(NodeId::Reconciler) {
+            v.push((NodeId::Reconciler, NodeId::Postgres));
+            v.push((NodeId::Reconciler, NodeId::Processor));
         }
         v
     }

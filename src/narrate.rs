@@ -122,6 +122,7 @@ pub fn node_name(ui: &Ui, s: &Scenario, n: NodeId) -> String {
         NodeId::Broker => ui.node_kafka().into(),
         NodeId::Consumer => ui.node_consumer().into(),
         NodeId::Mail => ui.node_mail().into(),
+        NodeId::Reconciler => ui.node_reconciler().into(),
     }
 }
 
@@ -136,6 +137,7 @@ pub fn node_short(ui: &Ui, n: NodeId) -> String {
         NodeId::Broker => "Kafka".into(),
         NodeId::Consumer => ui.node_consumer().into(),
         NodeId::Mail => "Mail".into(),
+        NodeId::Reconciler => ui.short_reconciler().into(),
     }
 }
 
@@ -190,6 +192,8 @@ pub fn phase_text(ui: &Ui, p: Phase) -> &'static str {
         Phase::RelaySend => ui.ph_relay_send(),
         Phase::Status => ui.ph_status(),
         Phase::Reconcile => ui.ph_reconcile(),
+        Phase::ListCharges => ui.ph_list_charges(),
+        Phase::MatchLedger => ui.ph_match_ledger(),
     }
 }
 

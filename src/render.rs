@@ -560,6 +560,8 @@ fn icon(n: NodeId) -> &'static str {
         NodeId::Processor => "M1 5h20v13H1zM1 9h20M4 14h5",
         NodeId::Broker => "M2 4h18M2 9h18M2 14h18M2 19h12",
         NodeId::Mail => "M1 4h20v14H1zM1 4l10 8 10-8",
+        // A clock: the job runs on a period.
+        NodeId::Reconciler => "M11 1a10 10 0 1 0 0 20a10 10 0 1 0 0-20zM11 5v6l4 3",
     }
 }
 
@@ -683,7 +685,7 @@ pub fn topology(
             NodeId::Api(_) => "api",
             NodeId::Redis | NodeId::Postgres => "store",
             NodeId::Processor | NodeId::Mail => "external",
-            NodeId::Broker | NodeId::Consumer => "service",
+            NodeId::Broker | NodeId::Consumer | NodeId::Reconciler => "service",
         };
         let up = w.is_up(*node);
         let class = format!(

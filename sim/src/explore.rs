@@ -229,7 +229,11 @@ impl World {
     /// by an hour. [`explore`] takes a bounded subset of them, and adds
     /// bursts of parallel copies within [`Bound::max_parallel`].
     pub fn choices(&self) -> Vec<Choice> {
-        let mut v: Vec<Choice> = self.queue.keys().map(|k| Choice::Fire(*k)).collect();
+        // A quiet world fires nothing (the reconciliation job's next run waits for a day to pass).
+        let mut v: Vec<Choice> = match self.is_quiet() {
+            true => Vec::new(),
+            false => self.queue.keys().map(|k| Choice::Fire(*k)).collect(),
+        };
         v.extend(
             self.msgs
                 .values()

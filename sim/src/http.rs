@@ -38,6 +38,9 @@ pub enum Body {
     /// Not a request: the outbox's relay, a task of the API process
     /// (`node::api`), run by the same runtime as a request's handler.
     Relay,
+    /// Not a request: the reconciliation job (`node::reconciler`), run by the
+    /// same runtime in a process of its own.
+    Reconcile,
     /// `PUT /profile {email}` with `If-Match: "<version>"`, the version the client read.
     Put { email: &'static str, version: i64 },
     /// `GET /profile`
@@ -93,7 +96,7 @@ impl Body {
             Body::ReadAccount => f.write_str("/accounts/1"),
             Body::Like { .. } => f.write_str("/posts/1/like"),
             Body::PayOrder { order, .. } => write!(f, "/orders/{order}/pay"),
-            Body::Relay => Ok(()),
+            Body::Relay | Body::Reconcile => Ok(()),
             Body::Put { .. } | Body::ReadProfile => f.write_str("/profile"),
             Body::Status { of, .. } => match of {
                 Asked::Payment(_) => f.write_str("/payments"),
@@ -139,7 +142,11 @@ impl Body {
                     "{{\"amount\":{amount},\"expected_version\":{expected_version}}}"
                 )
             }
-            Body::ReadAccount | Body::ReadProfile | Body::Relay | Body::Status { .. } => Ok(()),
+            Body::ReadAccount
+            | Body::ReadProfile
+            | Body::Relay
+            | Body::Reconcile
+            | Body::Status { .. } => Ok(()),
             Body::Put { email, .. } => write!(f, "{{\"email\":\"{email}\"}}"),
             Body::Like { op_id } => write!(f, "{{\"op_id\":\"{op_id}\"}}"),
         }
@@ -157,7 +164,8 @@ impl Body {
             | Body::Put { .. }
             | Body::Like { .. }
             | Body::Status { .. }
-            | Body::Relay => None,
+            | Body::Relay
+            | Body::Reconcile => None,
         }
     }
 

@@ -121,6 +121,7 @@ impl World {
     /// A request is in flight: a handler is working, or a message to the ledger or the processor travels.
     pub fn busy(&self) -> bool {
         self.apis.iter().any(|a| !a.handling.is_empty())
+            || !self.reconciler.handling.is_empty()
             || self
                 .msgs
                 .values()

@@ -23,6 +23,8 @@ pub enum NodeId {
     Consumer,
     /// The mail service (an email provider): it sends the customer receipts.
     Mail,
+    /// The reconciliation job (`node::reconciler`): a process of its own.
+    Reconciler,
 }
 
 impl NodeId {
@@ -37,6 +39,7 @@ impl NodeId {
             NodeId::Broker => "broker".into(),
             NodeId::Consumer => "consumer".into(),
             NodeId::Mail => "mail".into(),
+            NodeId::Reconciler => "reconciler".into(),
         }
     }
 
@@ -50,6 +53,7 @@ impl NodeId {
             "broker" => NodeId::Broker,
             "consumer" => NodeId::Consumer,
             "mail" => NodeId::Mail,
+            "reconciler" => NodeId::Reconciler,
             _ => {
                 let letter = s.strip_prefix("api-")?.as_bytes();
                 match letter {
@@ -83,6 +87,7 @@ mod tests {
             NodeId::Redis,
             NodeId::Consumer,
             NodeId::Mail,
+            NodeId::Reconciler,
         ] {
             assert_eq!(NodeId::from_slug(&n.slug()), Some(n));
         }
@@ -103,6 +108,7 @@ impl fmt::Display for NodeId {
             NodeId::Broker => f.write_str("broker"),
             NodeId::Consumer => f.write_str("consumer"),
             NodeId::Mail => f.write_str("mail"),
+            NodeId::Reconciler => f.write_str("reconciler"),
         }
     }
 }
@@ -145,6 +151,12 @@ pub enum Payload {
     /// The charge found, with its amount, or none.
     ChargeFound {
         charge: Option<(String, i64)>,
+    },
+    /// `GET /charges`: every charge made (the reconciliation job's list).
+    ListCharges,
+    /// The charges, each with its amount and key.
+    ChargeList {
+        charges: Vec<crate::node::processor::Charge>,
     },
     Produce {
         producer: u32,
@@ -214,7 +226,9 @@ impl Payload {
             | Payload::ChargeReply { .. }
             | Payload::ChargeRefused { .. }
             | Payload::FindCharge { .. }
-            | Payload::ChargeFound { .. } => PayloadKind::Charge,
+            | Payload::ChargeFound { .. }
+            | Payload::ListCharges
+            | Payload::ChargeList { .. } => PayloadKind::Charge,
             Payload::Produce { .. }
             | Payload::ProduceAck { .. }
             | Payload::Deliver { .. }
@@ -232,6 +246,7 @@ impl Payload {
                 | Payload::ChargeReply { .. }
                 | Payload::ChargeRefused { .. }
                 | Payload::ChargeFound { .. }
+                | Payload::ChargeList { .. }
                 | Payload::ProduceAck { .. }
                 | Payload::EmailAck { .. }
         )

@@ -74,6 +74,10 @@ pub enum Event {
     Disconnect(ReqId),
     /// The broker may feed an idle consumer.
     Pump,
+    /// Queued, appended so the others hash as before: the reconciliation
+    /// job's next run (`node::reconciler`). It does not keep a run going
+    /// ([`crate::World::is_quiet`]).
+    Reconcile,
 }
 
 /// A queued event's place: (time, sequence number).

@@ -88,6 +88,10 @@ phases! {
     /// Reconciliation: ask the processor for the charge made with the key,
     /// to book it where the ledger lacks it.
     Reconcile,
+    /// The reconciliation job: list the processor's charges.
+    ListCharges,
+    /// The reconciliation job: read the ledger, to match each charge by its key.
+    MatchLedger,
 }
 
 /// Where the API keeps idempotency keys.
@@ -491,7 +495,16 @@ impl Scenario {
         if self.sends_receipts() {
             v.push(NodeId::Mail);
         }
+        if self.reconciles() {
+            v.push(NodeId::Reconciler);
+        }
         v
+    }
+
+    /// Its defended system runs the reconciliation job (`node::reconciler`):
+    /// the job is drawn, idle under switches that leave it out.
+    pub fn reconciles(&self) -> bool {
+        crate::node::config::NodeConfig::new(self, self.defended()).reconcile
     }
 
     /// It is a payment (`Charge`, `PayOrder`): its API is a payment API, its

@@ -257,6 +257,11 @@ impl Payload {
             }
             Payload::ChargeRefused { code } => format!("400 {code}"),
             Payload::FindCharge { key } => format!("GET /charges?key={key}"),
+            Payload::ListCharges => "GET /charges".into(),
+            Payload::ChargeList { charges } => {
+                let ids: Vec<&str> = charges.iter().map(|c| c.id.as_str()).collect();
+                format!("[{}]", ids.join(", "))
+            }
             Payload::ChargeFound { charge } => match charge {
                 Some((id, _)) => id.clone(),
                 None => "[]".into(),

@@ -42,6 +42,10 @@ pub const KEY_RETENTION: Millis = Millis::hours(24);
 /// and while its process is handling requests or its last poll found a receipt.
 pub const RELAY_POLL: Millis = Millis(1_000);
 
+/// How often the reconciliation job runs (`node::reconciler`): nightly, a
+/// day after the run began and every day after.
+pub const RECONCILE_EVERY: Millis = Millis::hours(24);
+
 /// How long the producer waits for the broker's ack before it sends again.
 pub const PRODUCER_TIMEOUT: Millis = Millis(500);
 

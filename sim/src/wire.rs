@@ -83,6 +83,7 @@ impl W {
             NodeId::Broker => 4,
             NodeId::Consumer => 5,
             NodeId::Mail => 6,
+            NodeId::Reconciler => 7,
             NodeId::Api(i) => 16 + u32::from(i),
         });
     }
@@ -175,6 +176,7 @@ impl R<'_> {
             4 => NodeId::Broker,
             5 => NodeId::Consumer,
             6 => NodeId::Mail,
+            7 => NodeId::Reconciler,
             i @ 16..=271 => NodeId::Api((i - 16) as u8),
             _ => return None,
         })

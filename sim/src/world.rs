@@ -18,7 +18,7 @@ use crate::rng::Rng;
 use crate::scenario::{Handler, Scenario, Toggle, Toggles, When, EMAILS, USER_ID};
 use crate::shared::Shared;
 use crate::time::Millis;
-use crate::timing::MAX_JUMP;
+use crate::timing::{MAX_JUMP, RECONCILE_EVERY};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
 use std::sync::Arc;
@@ -85,6 +85,9 @@ pub struct World {
     pub(crate) random_crashes: u32,
     pub client: Shared<Client>,
     pub apis: Shared<Vec<Api>>,
+    /// The reconciliation job's process (`node::reconciler`), run by the
+    /// API's runtime; idle where the scenario's system has no job.
+    pub reconciler: Shared<Api>,
     pub(crate) lb: u8,
     pub redis: Shared<Redis>,
     pub db: Shared<Db>,
@@ -184,6 +187,7 @@ impl World {
             random_crashes: 0,
             client: Shared::new(Client::new(scenario.ops)),
             apis: Shared::new((0..scenario.apis).map(|_| Api::new()).collect()),
+            reconciler: Shared::new(Api::new()),
             lb: 0,
             redis: Shared::default(),
             db: Shared::new(db),
@@ -217,6 +221,9 @@ impl World {
         if w.scenario.handler == Handler::Pipeline {
             w.schedule(Millis::ZERO, Event::ProducerSend);
         }
+        if w.cfg.reconcile {
+            w.schedule(RECONCILE_EVERY, Event::Reconcile);
+        }
         for (i, s) in w.scenario.script.iter().enumerate() {
             if let When::At(t) = s.when {
                 w.schedule(t, Event::Script(i));
@@ -242,9 +249,10 @@ impl World {
         self.queue.iter()
     }
 
-    /// Nothing left to happen.
+    /// Nothing left to happen but the reconciliation job's next run, which
+    /// does not keep a run going (it runs when a day passes in the run).
     pub fn is_quiet(&self) -> bool {
-        self.queue.is_empty()
+        self.queue.values().all(|e| matches!(e, Event::Reconcile))
     }
 
     pub fn is_up(&self, n: NodeId) -> bool {
@@ -259,7 +267,7 @@ impl World {
     /// the timeout of an attempt that was already answered, is skipped as part
     /// of the same step). Returns what happened (empty when quiet).
     pub fn step(&mut self) -> Vec<Happening> {
-        while let Some(k) = self.queue.first_key().copied() {
+        while let Some(k) = self.queue.first_key().copied().filter(|_| !self.is_quiet()) {
             let hs = self.fire(k);
             if !hs.is_empty() {
                 return hs;
@@ -307,8 +315,12 @@ impl World {
                 }
             }
             Event::Deadline { node, req, token } => {
-                let NodeId::Api(i) = node else { return hs };
-                if self.apis[i as usize].deadline_due(req, token) {
+                let due = match node {
+                    NodeId::Api(i) => self.apis[i as usize].deadline_due(req, token),
+                    NodeId::Reconciler => self.reconciler.deadline_due(req, token),
+                    _ => false,
+                };
+                if due {
                     self.drop_connection(req, hs_);
                     self.react(ev, hs_);
                 }
@@ -324,6 +336,11 @@ impl World {
                 if s.only_with.is_none_or(|t| self.has(t)) {
                     hs_.extend(self.command(&s.command).unwrap_or_default());
                 }
+            }
+            // The job runs again in a day, whatever this run does.
+            Event::Reconcile => {
+                self.schedule(self.now + RECONCILE_EVERY, Event::Reconcile);
+                self.react(ev, hs_);
             }
             // The timers of a node, and nothing else is queued.
             ev => {
@@ -452,6 +469,7 @@ impl World {
                 (NodeId::Api(i), Some(r)) if m.payload.is_reply() => {
                     !self.apis[i as usize].handling.contains_key(&r)
                 }
+                (NodeId::Reconciler, Some(r)) => !self.reconciler.handling.contains_key(&r),
                 (NodeId::Consumer, Some(r)) if m.payload.is_reply() => {
                     self.consumer.current.as_ref().is_none_or(|c| c.0 != r)
                 }
@@ -525,6 +543,9 @@ impl World {
                 (NodeId::Api(i), p) if m.req.is_some() => {
                     self.apis[i as usize].reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
                 }
+                (NodeId::Reconciler, p) => {
+                    self.reconciler.reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
+                }
                 (NodeId::Api(_), Payload::ProduceAck { .. }) => {
                     self.producer.on_ack(&mut self.producer_timer, &mut o)
                 }
@@ -557,6 +578,9 @@ impl World {
                     .on_charge(m.from, m.req, (amount, key, op), &mut o),
                 (NodeId::Processor, Payload::FindCharge { key }) => {
                     self.processor.on_find(m.from, m.req, key, &mut o)
+                }
+                (NodeId::Processor, Payload::ListCharges) => {
+                    self.processor.on_list(m.from, m.req, &mut o)
                 }
                 (NodeId::Mail, Payload::Email { id, payment }) => {
                     self.mail.on_email(m.from, m.req, (id, payment), &mut o)
@@ -592,6 +616,11 @@ impl World {
                 req,
                 ..
             } => self.apis[i as usize].timed_out(req, &mut o),
+            Event::Deadline {
+                node: NodeId::Reconciler,
+                req,
+                ..
+            } => self.reconciler.timed_out(req, &mut o),
             Event::ProducerSend => {
                 let (up, timer) = (self.apis[0].up, &mut self.producer_timer);
                 self.producer.send(up, timer, &mut o)
@@ -610,6 +639,12 @@ impl World {
             }
             Event::External(stmt) => postgres::external(&mut self.db, &self.conns, *stmt, &mut o),
             Event::Disconnect(rid) => postgres::disconnect(&mut self.db, &self.conns, rid, &mut o),
+            Event::Reconcile => {
+                let rid = ReqId(self.next_req);
+                if self.reconciler.run_job(NodeId::Reconciler, rid, &mut o) {
+                    self.next_req += 1;
+                }
+            }
             Event::Relay(node @ NodeId::Api(i)) => {
                 let rid = ReqId(self.next_req);
                 if self.apis[i as usize].wake_relay(node, rid, &mut o) {

@@ -206,7 +206,7 @@ pub static LESSON: Lesson = Lesson {
                     scenario: ScenarioId::IdempotencyKey,
                     label: "Try it: lose the processor's answer, three ways",
                 },
-                P("A payment system also reconciles: daily it compares the ledger with the processor's records and repairs what a crash left half done. The processor's webhooks arrive at least once; deduplicate them by event id."),
+                P("A payment system also reconciles: daily it compares the ledger with the processor's records and repairs what a crash left half done. The processor's webhooks arrive at least once; deduplicate them by event id. In the lab the nightly job is a node: give a charge +25 hours."),
             ],
         },
         Section {
@@ -885,6 +885,7 @@ pub static UI: Ui = Ui::new(UiFields {
     node_database: "Database (Postgres)",
     node_processor: "Card Processor",
     node_mail: "Mail service",
+    node_reconciler: "Reconciliation (nightly)",
     node_kafka: "Message broker (Kafka)",
     node_consumer: "Consumer",
 
@@ -982,6 +983,7 @@ pub static UI: Ui = Ui::new(UiFields {
     short_client: "App",
     short_api: Template::new("API {}"),
     short_processor: "PSP",
+    short_reconciler: "Recon",
     belief_not_started: "not started",
     belief_conflict: "version moved: re-reading",
     belief_reread: Template::new("re-read the account: balance {}, version {}"),
@@ -1019,6 +1021,8 @@ pub static UI: Ui = Ui::new(UiFields {
     ph_relay_send: "relay: sends the receipt it read, with its id, to the mail service",
     ph_status: "reads the operation by its key: an idempotent GET",
     ph_reconcile: "reconciles: asks the processor for a charge with this key, to book it",
+    ph_list_charges: "lists the processor's charges",
+    ph_match_ledger: "matches each charge to a ledger row by its key; books the ones it lacks",
     ph_apply: "applies the effect",
     ph_commit_offset: "commits the offset",
     n_cmd_lose_next: "You arranged for the next response to the app to be lost.",

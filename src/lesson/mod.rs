@@ -569,6 +569,7 @@ ui_struct! {
     node_database,
     node_processor,
     node_mail,
+    node_reconciler,
     node_kafka,
     node_consumer,
 
@@ -700,6 +701,7 @@ ui_struct! {
     /// no payment (`narrate::node_name`); `{}` is the instance letter.
     short_api: Template<1>,
     short_processor,
+    short_reconciler,
     belief_not_started,
     belief_conflict,
     belief_reread: Template<2>,
@@ -738,6 +740,8 @@ ui_struct! {
     ph_relay_send,
     ph_status,
     ph_reconcile,
+    ph_list_charges,
+    ph_match_ledger,
     ph_apply,
     ph_commit_offset,
     n_cmd_lose_next,

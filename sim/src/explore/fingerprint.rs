@@ -48,6 +48,7 @@ impl World {
             random_crashes,
             client,
             apis,
+            reconciler,
             lb,
             redis,
             db,
@@ -113,6 +114,7 @@ impl World {
                 hash_api(api, h);
             }
         }));
+        h.write_u64(reconciler.hash_with::<FxHasher>(hash_api));
         lb.hash(h);
         h.write_u64(redis.hash_with::<FxHasher>(Hash::hash));
         h.write_u64(db.hash_with::<FxHasher>(Db::hash_state));
@@ -241,6 +243,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
             existing,
             lost_claim,
             failed,
+            todo,
         } = hd;
         node.hash(h);
         id.hash(h);
@@ -255,6 +258,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
         existing.hash(h);
         lost_claim.hash(h);
         failed.hash(h);
+        todo.hash(h);
     }
 }
 

@@ -77,7 +77,7 @@ impl Api {
         // A request may commit a receipt to the outbox: the relay polls while
         // the process has work (it is not only woken by the handler that
         // commits, whose wake a lost answer or a crash can cut off).
-        if !relay && out.cfg.api.relay {
+        if !relay && node.is_api() && out.cfg.api.relay {
             self.poll_later(node, out);
         }
         self.advance(rid, Input::Start, out);
@@ -93,6 +93,7 @@ impl Api {
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
             Payload::ChargeFound { charge } => Input::Found(charge),
+            Payload::ChargeList { charges } => Input::Listed(charges),
             Payload::EmailAck { .. } => Input::Emailed,
             _ => return,
         };
@@ -121,7 +122,7 @@ impl Api {
             let Some(h) = self.handling.get_mut(&rid) else {
                 return;
             };
-            let (node, relay) = (h.node, h.is_relay());
+            let (node, task) = (h.node, h.is_task());
             let cfg = out.cfg;
             let act = handlers::rules(h, input, &cfg.api, &mut self.memory, out);
             let call = match act {
@@ -132,7 +133,7 @@ impl Api {
                     call
                 }
                 Move::Respond(status, reply, replayed) => {
-                    if relay || self.enter(rid, Phase::Reply, out) {
+                    if task || self.enter(rid, Phase::Reply, out) {
                         self.respond(rid, status, reply, replayed, out);
                     }
                     return;
@@ -169,6 +170,9 @@ impl Api {
                 Call::FindCharge(key) => {
                     let p = Payload::FindCharge { key };
                     return self.call(rid, NodeId::Processor, p, out);
+                }
+                Call::ListCharges => {
+                    return self.call(rid, NodeId::Processor, Payload::ListCharges, out)
                 }
                 Call::Email(id, payment) => {
                     return self.call(rid, NodeId::Mail, Payload::Email { id, payment }, out)
@@ -218,6 +222,10 @@ impl Api {
         let Some(h) = self.handling.remove(&rid) else {
             return;
         };
+        if matches!(h.req.body, crate::http::Body::Reconcile) {
+            // The job answers no one; its next run is on its timer.
+            return;
+        }
         if h.is_relay() {
             // The relay stops: it reads the outbox again if it was woken
             // meanwhile; it polls again in a second after a failure, after a
@@ -258,6 +266,25 @@ impl Api {
         if self.relay_timer.is_none() && !running {
             self.relay_timer = Some(out.timer(out.now + RELAY_POLL, Event::Relay(node)));
         }
+    }
+
+    /// The reconciliation job's process starts a run, numbered `rid`, unless
+    /// one is still going. Returns whether it started.
+    pub(crate) fn run_job(&mut self, node: NodeId, rid: ReqId, out: &mut Out) -> bool {
+        if !self.handling.is_empty() || !self.up {
+            return false;
+        }
+        let req = Request {
+            body: crate::http::Body::Reconcile,
+            key: None,
+            user: crate::scenario::USER_ID,
+            op: 0,
+            attempt: 0,
+            lane: 0,
+            sent: out.now,
+        };
+        self.start(node, rid, req, out);
+        true
     }
 
     /// The process dies: its map and its requests are gone. Returns each

@@ -13,6 +13,9 @@ pub struct NodeConfig {
     pub client: ClientConfig,
     pub api: ApiConfig,
     pub pipeline: PipelineConfig,
+    /// The nightly reconciliation job runs (`node::reconciler`): where the
+    /// status read may book a charge it finds, for a payment's key.
+    pub reconcile: bool,
 }
 
 /// The mobile client's.
@@ -113,6 +116,8 @@ impl NodeConfig {
         let has = |t| toggles.has(t);
         let key = key_cfg(s, toggles);
         let receipt = s.sends_receipts();
+        let books_found_charges =
+            key.is_some_and(|c| c.to_processor) && s.ledger_refuses_a_second_row(toggles);
         NodeConfig {
             client: ClientConfig {
                 retry: s.retry_policy(toggles),
@@ -145,8 +150,7 @@ impl NodeConfig {
                 },
                 status: StatusConfig {
                     fingerprint: has(Toggle::Fingerprint),
-                    books_found_charges: key.is_some_and(|c| c.to_processor)
-                        && s.ledger_refuses_a_second_row(toggles),
+                    books_found_charges,
                 },
                 version_check: has(Toggle::VersionCheck),
                 if_match: has(Toggle::IfMatch),
@@ -156,6 +160,7 @@ impl NodeConfig {
                 idempotent_producer: has(Toggle::IdempotentProducer),
                 consumer_dedup: has(Toggle::ConsumerDedup),
             },
+            reconcile: books_found_charges && matches!(s.handler, Handler::Charge { .. }),
         }
     }
 }

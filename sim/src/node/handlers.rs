@@ -35,6 +35,7 @@ pub(crate) fn rules(
     });
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
+        (_, Body::Reconcile) => crate::node::reconciler::rules(h, input, cfg, out),
         (_, Body::Status { of, since }) => status(h, input, (of, since), key, cfg, out),
         (_, Body::ReadAccount | Body::ReadProfile) => match (h.phase, input) {
             (Phase::Receive, _) => Move::Go(Phase::ReadAccount, Call::Sql(select_row(req))),

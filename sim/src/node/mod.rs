@@ -12,5 +12,6 @@ pub mod handlers;
 pub mod mail;
 pub mod postgres;
 pub mod processor;
+pub mod reconciler;
 pub mod redis;
 pub mod rules;

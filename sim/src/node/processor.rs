@@ -58,6 +58,14 @@ impl Processor {
         );
     }
 
+    /// `GET /charges` arrived from `from`: every charge, with its amount and key.
+    pub(crate) fn on_list(&self, from: NodeId, req: Option<ReqId>, out: &mut Out) {
+        let p = Payload::ChargeList {
+            charges: self.charges.clone(),
+        };
+        out.send(NodeId::Processor, from, p, req);
+    }
+
     /// A charge request arrived from `from`.
     pub(crate) fn on_charge(
         &mut self,

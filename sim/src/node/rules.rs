@@ -38,6 +38,8 @@ pub struct Handling {
     /// It timed out and has asked the key store to store or delete the key
     /// (`Toggle::ErrorsReplayed`, `Toggle::DeleteOnError`): it answers 503 next.
     pub(crate) failed: bool,
+    /// The reconciliation job: the processor's charges it has still to match.
+    pub(crate) todo: Vec<crate::node::processor::Charge>,
 }
 
 impl Handling {
@@ -57,12 +59,21 @@ impl Handling {
             existing: None,
             lost_claim: false,
             failed: false,
+            todo: Vec::new(),
         }
     }
 
     /// It is the outbox's relay, not a request.
     pub fn is_relay(&self) -> bool {
         matches!(self.req.body, crate::http::Body::Relay)
+    }
+
+    /// It is a task that answers no one: the outbox's relay or the reconciliation job.
+    pub fn is_task(&self) -> bool {
+        matches!(
+            self.req.body,
+            crate::http::Body::Relay | crate::http::Body::Reconcile
+        )
     }
 }
 
@@ -152,6 +163,8 @@ pub(crate) enum Input {
     Refused(ErrorCode),
     /// The processor's search by key: the charge and its amount, or none.
     Found(Option<(String, i64)>),
+    /// The processor's list of charges.
+    Listed(Vec<crate::node::processor::Charge>),
     /// The mail service accepted the email.
     Emailed,
     Memory(Option<Stored>),
@@ -168,6 +181,8 @@ pub(crate) enum Call {
     Charge(i64, Option<String>),
     /// Ask the processor for the charge made with this key.
     FindCharge(String),
+    /// Ask the processor for every charge it made.
+    ListCharges,
     /// Email the customer the receipt of a payment (with a message id, or none).
     Email(Option<String>, String),
     /// Work inside the process (the in-memory map): no message, the result is immediate.
