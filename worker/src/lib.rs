@@ -39,16 +39,18 @@ extern "C" {
 
 thread_local! {
     /// The labels of the page's language ([`labels`]).
-    static TEXT: Cell<&'static str> = const { Cell::new("") };
+    static TEXT: Cell<Option<view::Text>> = const { Cell::new(None) };
 }
 
 /// Takes the labels of the page's language (`text/<lang>.txt`, fetched by the
-/// loader before the first request is handled). Called once per worker.
+/// loader before the first request is handled). Called once per worker. A text
+/// without one line per label (a failed fetch) is refused, and the worker then
+/// answers nothing, as when its module fails to load.
 #[wasm_bindgen]
 pub fn labels(text: String) {
     // `try_with`, not `set`/`get`: their `expect` would link the Debug of
     // an access error (a worker's thread local is never destroyed).
-    let _ = TEXT.try_with(|t| t.set(Box::leak(text.into_boxed_str())));
+    let _ = TEXT.try_with(|t| t.set(view::Text::new(Box::leak(text.into_boxed_str()))));
 }
 
 /// Answers one request in `lang` (`ru` or `en`); a malformed one is ignored
@@ -58,11 +60,10 @@ pub fn handle(words: Vec<u32>, lang: &str) {
     let Some(req) = Request::decode(&words) else {
         return;
     };
-    let Some(mut view) = view::View::new(
-        &req,
-        lang,
-        view::Text(TEXT.try_with(Cell::get).unwrap_or_default()),
-    ) else {
+    let Some(text) = TEXT.try_with(Cell::get).ok().flatten() else {
+        return;
+    };
+    let Some(mut view) = view::View::new(&req, lang, text) else {
         return;
     };
     let t0 = now();

@@ -6,18 +6,19 @@
 //! the markup carries no script and no inline style.
 //!
 //! The text is the lesson's (`src/lesson/`, `Lesson::explore`), rendered on
-//! the host into `worker/text/<lang>.txt` and compiled in here. Each
+//! the host into `worker/text/<lang>.txt`, which the worker fetches. Each
 //! outcome's and each breaking cell's run is a link the page opens in place
 //! (`data-act="xshow"`), written as the page writes its own links
 //! (`idem_sim::link`), so it can be shared and opened in a fresh page.
 
 use crate::html::Html;
-use crate::key::Key;
+use crate::key::{self, Key};
 use crate::template;
 use idem_sim::answer::{Bar, Cell, Found, Reply};
 use idem_sim::explore::{Believed, EndState};
+use idem_sim::invariant::Invariant;
 use idem_sim::link;
-use idem_sim::scenario::{Scenario, Toggle};
+use idem_sim::scenario::{Scenario, ScenarioId, Toggle};
 use idem_sim::truth::{Fault, Replay};
 use idem_sim::wire::Request;
 use idem_sim::{Config, Run};
@@ -35,38 +36,44 @@ pub const COMPARED: &str = "xc";
 /// The step both sequence diagrams frame (`Lab::mark`; empty: none), a number, not markup.
 pub const MARK: &str = "xm";
 
-/// The labels of one language: `key=value` lines (see `fragment::explore_text`),
-/// fetched by the worker's loader from `text/<lang>.txt`: the module carries
-/// neither language.
+/// The labels of one language: the lines of `worker/text/<lang>.txt` (see
+/// `fragment::explore_text`), one label per line in the order `crate::key` gives,
+/// fetched by the worker's loader: the module carries neither language. The
+/// worker indexes them by [`Key`], [`Toggle`] and [`Invariant`], never by a string.
 #[derive(Clone, Copy)]
-pub struct Text(pub &'static str);
+pub struct Text(&'static [&'static str; key::LINES]);
 
 impl Text {
+    /// The labels of `text`, if it has exactly one line per label; any other text
+    /// (a failed fetch's, or one from another build) is refused.
+    pub fn new(text: &'static str) -> Option<Text> {
+        let lines: Box<[&'static str]> = text.split_terminator('\n').collect();
+        Some(Text(Box::leak(lines.try_into().ok()?)))
+    }
+
     /// The text of `lang` (`ru`; anything else is English), from the source tree.
     #[cfg(test)]
     pub fn of(lang: &str) -> Text {
-        Text(match lang {
+        Text::new(match lang {
             "ru" => include_str!("../text/ru.txt"),
             _ => include_str!("../text/en.txt"),
         })
+        .expect("one line per label")
     }
 
-    /// The label `key`, if the text has it.
-    pub fn find(self, key: &str) -> Option<&'static str> {
-        self.0
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-    }
-
-    /// The label `key`; a missing one shows its key, never nothing.
-    /// (`every_label_the_worker_asks_for_is_in_both_texts` keeps them all there.)
+    /// The label `key` (a [`Text`] has every one).
     pub fn get(self, key: Key) -> &'static str {
-        self.find(key.name()).unwrap_or(key.name())
+        self.0[key as usize]
     }
 
-    /// The label of a key made at run time (`i.<id>`, `t.<id>`); a missing one: `?`.
-    fn get_made(self, key: &str) -> &'static str {
-        self.find(key).unwrap_or("?")
+    /// The name of toggle `t` in scenario `s`.
+    fn toggle(self, t: Toggle, s: ScenarioId) -> &'static str {
+        self.0[key::toggle(t, s)]
+    }
+
+    /// The name of invariant `i`.
+    fn invariant(self, i: Invariant) -> &'static str {
+        self.0[key::invariant(i)]
     }
 
     /// The label `key` with its `{}` filled in order (the page's `template::fill`).
@@ -375,11 +382,7 @@ impl View {
         parts.push(if o.broken.is_empty() {
             t.get(Key::AllHold).to_string()
         } else {
-            let names: Vec<&str> = o
-                .broken
-                .iter()
-                .map(|i| t.get_made(&format!("i.{}", i.id())))
-                .collect();
+            let names: Vec<&str> = o.broken.iter().map(|i| t.invariant(*i)).collect();
             t.fill(Key::Broken, &[&names.join(", ")])
         });
         parts.join(" · ")
@@ -397,9 +400,7 @@ impl View {
     }
 
     fn toggle(&self, x: Toggle) -> &'static str {
-        let t = self.t;
-        t.find(&format!("t.{}.{}", x.id(), self.s.id))
-            .unwrap_or_else(|| t.get_made(&format!("t.{}", x.id())))
+        self.t.toggle(x, self.s.id)
     }
 
     fn fault(&self, f: Fault) -> &'static str {
@@ -588,33 +589,86 @@ mod tests {
     fn every_label_is_there_in_both_languages() {
         for lang in ["en", "ru"] {
             let t = Text::of(lang);
-            for key in ["t.atomic-claim", "i.at-most-once-charge"] {
-                assert!(!t.get_made(key).is_empty(), "{lang} {key}");
-            }
+            assert!(t.0.iter().all(|l| !l.is_empty()), "{lang}: an empty label");
         }
-        assert_eq!(Text::of("en").fill(Key::Charged, &[&200]), "Charged $200");
+        let en = Text::of("en");
+        assert_eq!(
+            en.toggle(Toggle::AtomicClaim, ScenarioId::IdempotencyKey),
+            "Atomic claim (SET NX / INSERT … ON CONFLICT)"
+        );
+        assert_eq!(
+            en.invariant(Invariant::AtMostOnceCharge),
+            "At-most-once charge"
+        );
+        assert_eq!(en.fill(Key::Charged, &[&200]), "Charged $200");
         // A counted label takes its language's form.
         let counts = |lang| [1, 2, 5].map(|n| Text::of(lang).count(Key::Charges, n));
         assert_eq!(counts("en"), ["1 charge", "2 charges", "5 charges"]);
         assert_eq!(counts("ru"), ["1 списание", "2 списания", "5 списаний"]);
     }
 
-    /// `Text::get` gave "" for a missing key (its doc said it showed the key), so a
-    /// misspelt key was a blank on the page. A key is a [`Key`] now (a misspelt one
-    /// does not compile); every one is in both texts, and a missing one shows itself.
+    /// The worker found a label by scanning its text for `name=` (`t.<id>`, `i.<id>`
+    /// made at run time), and a missing one showed its key or `?`. Now the text is
+    /// one label per line in the order `key.rs` gives, indexed by [`Key`], [`Toggle`]
+    /// and [`Invariant`]: a text of another length is refused whole, and each kind's
+    /// lines follow its enum's `ALL`, so every index lands on its own label.
     #[test]
-    fn every_label_the_worker_asks_for_is_in_both_texts() {
-        assert_eq!(Text("progress=1").get(Key::Cells), "cells");
-        assert_eq!(Text("progress=1").get(Key::Progress), "1");
-        for key in Key::ALL {
-            for lang in ["en", "ru"] {
-                assert!(
-                    Text::of(lang).find(key.name()).is_some(),
-                    "{lang}: no {key:?}"
-                );
-            }
+    fn the_worker_indexes_each_label_by_its_type() {
+        let en = include_str!("../text/en.txt");
+        assert!(Text::new(en).is_some());
+        // One line fewer or more, or none (a failed fetch): refused.
+        let fewer = &en[..en.trim_end().rfind('\n').unwrap() + 1];
+        for wrong in [fewer, "", "one\ntwo\n"] {
+            assert!(
+                Text::new(wrong).is_none(),
+                "{} lines",
+                wrong.lines().count()
+            );
         }
-        assert!(Key::ALL.len() > 30, "only {} keys", Key::ALL.len());
+        let longer: &'static str = Box::leak(format!("{en}extra\n").into_boxed_str());
+        assert!(Text::new(longer).is_none());
+        // `t as usize` is the place in `ALL`, which the text follows.
+        assert!(Key::ALL.iter().enumerate().all(|(n, k)| *k as usize == n));
+        assert!(Toggle::ALL
+            .iter()
+            .enumerate()
+            .all(|(n, t)| *t as usize == n));
+        assert!(Invariant::ALL
+            .iter()
+            .enumerate()
+            .all(|(n, i)| *i as usize == n));
+        assert_eq!(key::INVARIANTS - key::TOGGLES, Toggle::ALL.len());
+        assert_eq!(key::TOGGLES, Key::ALL.len());
+        let t = Text::of("en");
+        assert_eq!(
+            t.get(Key::Progress),
+            "States explored: {} · distinct: {} · per second: {}"
+        );
+        assert_eq!(
+            t.get(Key::CmpEnd),
+            "At the end — yours: {}. With these defences: {}."
+        );
+        assert_eq!(
+            t.toggle(Toggle::IdempotencyKey, ScenarioId::NaivePost),
+            "Idempotency-Key with a key table"
+        );
+        assert_eq!(
+            t.toggle(Toggle::DeleteOnError, ScenarioId::NaivePost),
+            "Powertools: the key is deleted"
+        );
+        assert_eq!(
+            t.invariant(Invariant::AppShowsWhatHappened),
+            "The app shows what happened"
+        );
+        // A scenario that names a toggle apart gets its own name; the others the common one.
+        assert_eq!(
+            t.toggle(Toggle::UniqueConstraint, ScenarioId::CounterIncrement),
+            "Unique index on like_ops.op_id"
+        );
+        assert_eq!(
+            t.toggle(Toggle::UniqueConstraint, ScenarioId::IdempotencyKey),
+            "Unique constraint"
+        );
     }
 
     #[test]
