@@ -103,7 +103,7 @@ export class LessonPage {
     const context = await browser.newContext({ ...contextOptions, viewport });
     if (sections === 'open') {
       await context.addInitScript(() => {
-        const open = () => document.querySelectorAll('details[data-sec]:not([open])').forEach((d) => (d.open = true));
+        const open = () => document.querySelectorAll('details.more:not([open])').forEach((d) => (d.open = true));
         new MutationObserver(open).observe(document, { childList: true, subtree: true });
       });
     }

@@ -167,12 +167,12 @@ fn LabGrid() -> impl IntoView {
         .collect();
     let sections = [
         controls::section(
-            "defences",
+            controls::Sec::Defences,
             ui.sec_defences(),
             &controls::switches(ui, &offered, id, controls::defence_group(ui)),
         ),
         controls::section(
-            "client",
+            controls::Sec::Client,
             if client {
                 ui.sec_client()
             } else {
@@ -181,7 +181,7 @@ fn LabGrid() -> impl IntoView {
             &(controls::switches(ui, &offered, id, controls::variant_group(ui)) + &policy),
         ),
         controls::section(
-            "more",
+            controls::Sec::More,
             ui.explore_title(),
             &(controls::faults(ui, &others) + &crate::ui::explore::panel(ui, &offered, id)),
         ),
@@ -249,16 +249,7 @@ fn Notices() -> impl IntoView {
                 h.el("p", &[], n);
             }
             if let Some(link) = controls::share_link(false) {
-                h.open(
-                    "input",
-                    &[
-                        ("class", "share"),
-                        ("readonly", ""),
-                        ("value", &link),
-                        ("data-testid", "share-link"),
-                        ("aria-label", ui.copy_link()),
-                    ],
-                );
+                h.markup(&controls::share_input(ui, &link));
             }
             h.el(
                 "button",

@@ -97,6 +97,9 @@ pub enum Ctl {
     Policy,
     Crash(NodeId),
     Toggle(Toggle),
+    /// The link Copy link offers in a notice to copy by hand ([`share_input`]),
+    /// which it focuses and selects.
+    ShareLink,
 }
 
 impl Ctl {
@@ -116,6 +119,7 @@ impl Ctl {
             Ctl::Parallel => "parallel",
             Ctl::ParallelN => "parallel-n",
             Ctl::Policy => "policy",
+            Ctl::ShareLink => "share",
         };
         format!("c-{name}")
     }
@@ -336,17 +340,65 @@ pub fn faults(ui: &Ui, faults: &[Fault]) -> Markup {
     h.finish()
 }
 
+/// The field that offers `link` to copy by hand, where Copy link could not copy it
+/// (`share::copy_link` reaches it by [`Ctl::ShareLink`]).
+pub fn share_input(ui: &Ui, link: &str) -> Markup {
+    let mut h = Html::new();
+    h.open(
+        "input",
+        &[
+            ("class", "share"),
+            ("id", &Ctl::ShareLink.id()),
+            ("readonly", ""),
+            ("value", link),
+            ("data-testid", "share-link"),
+            ("aria-label", ui.copy_link()),
+        ],
+    );
+    h.finish()
+}
+
+/// A section of controls the reader opens ([`section`]): the markup writes its
+/// element's `id` from it, and the page reaches the element by the same id (a
+/// fix-it question opens [`Sec::Defences`]), so the two cannot drift
+/// (`every_section_and_field_is_reached_by_the_id_its_markup_writes`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sec {
+    Defences,
+    /// The client's switches and policy (or the story's bugs and variants).
+    Client,
+    /// More faults and the explorer.
+    More,
+}
+
+impl Sec {
+    pub const ALL: [Sec; 3] = [Sec::Defences, Sec::Client, Sec::More];
+
+    /// Its name: the summary's test id is `sec-<name>`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Sec::Defences => "defences",
+            Sec::Client => "client",
+            Sec::More => "more",
+        }
+    }
+
+    /// The section's element id.
+    pub fn id(self) -> String {
+        format!("s-{}", self.name())
+    }
+}
+
 /// A section of controls the reader opens: `summary` names it, `body` is its markup.
-/// `sec` names it for the page (`data-sec`: the question of a fix-it opens "defences").
-pub fn section(sec: &str, summary: &str, body: &Markup) -> Markup {
+pub fn section(sec: Sec, summary: &str, body: &Markup) -> Markup {
     if body.is_empty() {
         return Markup::default();
     }
     let mut h = Html::new();
-    h.open("details", &[("class", "more"), ("data-sec", sec)]);
+    h.open("details", &[("class", "more"), ("id", &sec.id())]);
     h.el(
         "summary",
-        &[("data-testid", &format!("sec-{sec}"))],
+        &[("data-testid", &format!("sec-{}", sec.name()))],
         summary,
     );
     h.open("div", &[("class", "more__body")]);
@@ -533,6 +585,43 @@ mod tests {
         }
     }
 
+    /// The fix-it question found the defences' section by `details[data-sec=defences]`,
+    /// and Copy link its field by `[data-testid=share-link]`: selectors of their own,
+    /// apart from the markup. Now each is reached by the id its handle writes.
+    #[test]
+    fn every_section_and_field_is_reached_by_the_id_its_markup_writes() {
+        let ui = ui(Lang::En);
+        let body = Markup::text("x");
+        let mut ids = std::collections::BTreeSet::new();
+        for sec in Sec::ALL {
+            let html = section(sec, "s", &body).to_string();
+            let id = sec.id();
+            assert!(
+                html.starts_with(&format!("<details class=\"more\" id=\"{id}\">")),
+                "{html}"
+            );
+            assert!(ids.insert(id), "{sec:?}: an id twice");
+        }
+        let field = share_input(ui, "?a=1&b=2").to_string();
+        assert!(
+            field.contains(&format!(" id=\"{}\"", Ctl::ShareLink.id())),
+            "{field}"
+        );
+        assert!(field.contains("value=\"?a=1&amp;b=2\""), "{field}");
+        // No control of the lab takes the field's id.
+        for s in idem_sim::scenario::all() {
+            let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
+            assert!(!Ctl::of(&s.nodes(), &offered).contains(&Ctl::ShareLink));
+        }
+        // The page reaches them by these handles, not by selectors of its own.
+        for (path, text) in crate::source_files(std::path::Path::new("src")) {
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for sel in ["data-sec", "[data-testid=share-link]"] {
+                assert!(!code.contains(sel), "{}: {sel}", path.display());
+            }
+        }
+    }
+
     #[test]
     fn markup_names_every_control() {
         let ui = ui(Lang::En);
@@ -559,13 +648,13 @@ mod tests {
             switches(ui, &[Toggle::Fingerprint], id, variant_group(ui)),
             ""
         );
-        let sec = section("defences", "Try a defence", &d);
+        let sec = section(Sec::Defences, "Try a defence", &d);
         assert!(
-            sec.starts_with("<details class=\"more\" data-sec=\"defences\""),
+            sec.starts_with("<details class=\"more\" id=\"s-defences\""),
             "{sec}"
         );
         assert_eq!(
-            section("client", "Change the client", &Markup::default()),
+            section(Sec::Client, "Change the client", &Markup::default()),
             ""
         );
         assert!(

@@ -2,7 +2,8 @@
 //! the page may not), and the notices placed beside the control the reader last
 //! used.
 
-use super::patch::{find, set};
+use super::markup::Ctl;
+use super::patch::{el, find, set};
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -23,8 +24,7 @@ pub fn copy_link(lab: Lab) {
         SHARE.with(|s| *s.borrow_mut() = Some(link));
         lab.notices.update(|n| n.push(ui.copy_failed().to_string()));
         request_animation_frame(|| {
-            if let Some(i) =
-                find("[data-testid=share-link]").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            if let Some(i) = el(Ctl::ShareLink).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
             {
                 let _ = i.focus();
                 i.select();

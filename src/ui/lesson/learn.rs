@@ -145,7 +145,8 @@ impl Learn {
         self.ask.set(Ask::Asking);
         // A fix-it question is answered with the defences: their section opens.
         if fix == Some(true) {
-            if let Ok(Some(d)) = document().query_selector("details[data-sec=defences]") {
+            let id = crate::ui::controls::Sec::Defences.id();
+            if let Some(d) = document().get_element_by_id(&id) {
                 let _ = d.set_attribute("open", "");
             }
         }
