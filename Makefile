@@ -17,6 +17,9 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/e2e/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 WASM_TARGET := wasm32-unknown-unknown
+# `test-e2e` runs two of these files at a time (Node sorts them by name), each in its own
+# Node process with its own Chromium, one page in front in each (two pages in one
+# browser ran slower: d22bf79).
 E2E_TESTS   := e2e/dist.test.mjs e2e/page.test.mjs e2e/lab.test.mjs e2e/lesson.test.mjs e2e/front.test.mjs e2e/robust.test.mjs e2e/a11y.test.mjs e2e/scorm.test.mjs e2e/paint.test.mjs e2e/questions.test.mjs e2e/explore.test.mjs e2e/policy.test.mjs e2e/layout.test.mjs
 
 # Never run these steps in parallel, even under `make -j`.
@@ -80,7 +83,7 @@ test-build:
 	trunk build --release --offline --locked
 
 test-e2e:
-	node --test --test-reporter=tap --test-concurrency=1 $(E2E_TESTS)
+	node --test --test-reporter=tap --test-concurrency=2 $(E2E_TESTS)
 
 bench: setup build
 	node scripts/bench.mjs
