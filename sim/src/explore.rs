@@ -290,6 +290,15 @@ impl World {
         });
         self.redis.if_unique(|r| r.keys.shrink_to_fit());
         self.db.if_unique(Db::compact);
+        self.processor.if_unique(|p| p.charges.shrink_to_fit());
+        self.mail.if_unique(|m| {
+            m.sent.shrink_to_fit();
+            m.ids.shrink_to_fit();
+        });
+        self.broker.if_unique(|b| {
+            b.log.shrink_to_fit();
+            b.delivered.shrink_to_fit();
+        });
     }
 }
 

@@ -70,8 +70,9 @@ pub struct Initial {
 pub struct World {
     pub scenario: Arc<Scenario>,
     pub config: Config,
-    /// `config`'s switches, resolved once per node.
-    pub(crate) cfg: NodeConfig,
+    /// `config`'s switches, resolved once per node; shared by the world's
+    /// copies (it never changes).
+    pub(crate) cfg: Arc<NodeConfig>,
     pub now: Millis,
     pub(crate) rng: Rng,
     pub(crate) queue: VecMap<EventKey, Event>,
@@ -174,7 +175,7 @@ impl World {
             likes: db.first_int("posts", "likes").unwrap_or(0),
         };
         let mut w = World {
-            cfg: NodeConfig::new(&scenario, config.toggles),
+            cfg: Arc::new(NodeConfig::new(&scenario, config.toggles)),
             config,
             now: Millis::ZERO,
             rng: Rng::new(config.seed),
