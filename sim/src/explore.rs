@@ -257,20 +257,30 @@ impl World {
     /// the earliest); the others are commands. A command that does not apply
     /// (the message arrived, the node is already down) changes nothing.
     pub fn choose(&mut self, c: &Choice) -> Vec<Happening> {
+        let mut hs = Vec::new();
+        self.take(c, &mut hs);
+        hs
+    }
+
+    /// [`World::choose`], adding what happened to `hs`: the explorer lends
+    /// every transition one buffer (a step's happenings are a few hundred
+    /// bytes, allocated, grown and freed per transition otherwise).
+    fn take(&mut self, c: &Choice, hs: &mut Vec<Happening>) {
         match c {
-            Choice::Fire(k) => self.fire(*k),
+            Choice::Fire(k) => self.fire_into(*k, hs),
             Choice::Race(start, picks) => {
                 let next = self.db.races.len();
                 self.db.race_picks.resize(next, 0);
                 self.db
                     .race_picks
                     .extend((0..picks.len()).map(|j| picks.of(j)));
-                self.choose(&Choice::from(*start))
+                self.take(&Choice::from(*start), hs)
             }
-            c => c
-                .command()
-                .and_then(|cmd| self.apply(&cmd).ok())
-                .unwrap_or_default(),
+            c => {
+                if let Some(Ok(more)) = c.command().map(|cmd| self.apply(&cmd)) {
+                    hs.extend(more);
+                }
+            }
         }
     }
 
@@ -397,7 +407,12 @@ pub fn next_choices(w: &World, bound: &Bound) -> Vec<Choice> {
     let mut choices = Vec::new();
     let crashable = crashable(w);
     bounded_choices(w, bound, Used::default(), &crashable, RULES, &mut choices);
-    successors(Box::new(w.clone()), &mut choices, |_, _, _| true);
+    successors(
+        Box::new(w.clone()),
+        &mut choices,
+        &mut Vec::new(),
+        |_, _, _| true,
+    );
     choices
 }
 
@@ -434,6 +449,7 @@ fn crashable(w: &World) -> Vec<NodeId> {
 fn successors(
     parent: Box<World>,
     choices: &mut Vec<Choice>,
+    hs: &mut Vec<Happening>,
     mut f: impl FnMut(usize, Choice, Box<World>) -> bool,
 ) {
     // With two statements waiting, a step or a crash may start a race
@@ -453,7 +469,9 @@ fn successors(
                 parent.as_ref().expect("the parent is still here"),
             ))
         };
-        w.choose(&c);
+        w.take(&c, hs);
+        // The search reads states, not what happened.
+        hs.clear();
         // Each other winner of each race this choice started is a successor:
         // a choice that already names winners adds only those of the races
         // after its last named one, so each combination is listed once.
@@ -514,7 +532,7 @@ impl Paths<'_> {
         let mut w = Box::new(self.start.clone());
         let mut used = Used::default();
         let mut path = Vec::with_capacity(picks.len());
-        let mut choices = Vec::new();
+        let (mut choices, mut hs) = (Vec::new(), Vec::new());
         for &pick in picks.iter().rev() {
             bounded_choices(
                 &w,
@@ -525,7 +543,7 @@ impl Paths<'_> {
                 &mut choices,
             );
             let mut taken = None;
-            successors(w, &mut choices, |i, c, next| {
+            successors(w, &mut choices, &mut hs, |i, c, next| {
                 if i == usize::from(pick) {
                     taken = Some((c, next));
                 }
@@ -659,6 +677,8 @@ pub struct Search {
     /// of the search's memory).
     widest: usize,
     choices: Vec<Choice>,
+    /// The buffer every transition's happenings go into (and are dropped from).
+    happenings: Vec<Happening>,
     done: bool,
     /// Takes the frontier in a random order instead of breadth first (the
     /// tests of the fingerprint's exactness: the counts must not change).
@@ -723,6 +743,7 @@ impl Search {
             widest: open.len(),
             open,
             choices: Vec::new(),
+            happenings: Vec::new(),
             done: false,
             #[cfg(test)]
             shuffle: None,
@@ -768,7 +789,8 @@ impl Search {
         );
         let first = o.world.queue.first_key().copied();
         let mut stop = false;
-        successors(o.world, &mut choices, |i, c, w| {
+        let mut hs = std::mem::take(&mut self.happenings);
+        successors(o.world, &mut choices, &mut hs, |i, c, w| {
             self.found.report.states += 1;
             let used = o.used.after(&c);
             if !self.seen.insert(used.key(&w)) {
@@ -817,6 +839,7 @@ impl Search {
         }
         self.widest = self.widest.max(self.open.len());
         self.choices = choices;
+        self.happenings = hs;
     }
 
     fn rules(&self) -> Rules {

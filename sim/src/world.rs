@@ -293,13 +293,20 @@ impl World {
     }
 
     pub(crate) fn fire(&mut self, key: EventKey) -> Vec<Happening> {
+        let mut hs = Vec::new();
+        self.fire_into(key, &mut hs);
+        hs
+    }
+
+    /// [`World::fire`], adding what happened to `hs` (the explorer lends
+    /// every step one buffer instead of allocating a vector per step).
+    pub(crate) fn fire_into(&mut self, key: EventKey, hs: &mut Vec<Happening>) {
         let Some(ev) = self.queue.remove(&key) else {
-            return Vec::new();
+            return;
         };
         self.now = self.now.max(key.0);
-        let mut hs = Vec::new();
-        self.expire(&mut hs);
-        let hs_ = &mut hs;
+        self.expire(hs);
+        let hs_ = &mut *hs;
         match ev {
             Event::Deliver(id) => self.deliver(id, hs_),
             Event::ClientTimeout { op, lane, attempt } => {
@@ -348,8 +355,7 @@ impl World {
                 self.react(ev, hs_);
             }
         }
-        self.settle(&mut hs);
-        hs
+        self.settle(hs);
     }
 
     /// The end of every step: the broker feeds an idle consumer, and the invariants are judged.

@@ -35,7 +35,7 @@ fn futures(w: &World, used: Used, bound: &Bound, cap: usize) -> Option<(Vec<u64>
     let mut choices = Vec::new();
     while let Some((w, used)) = open.pop_front() {
         bounded_choices(&w, bound, used, &crashable, RULES, &mut choices);
-        successors(w, &mut choices, |_, c, next| {
+        successors(w, &mut choices, &mut Vec::new(), |_, c, next| {
             let used = used.after(&c);
             if seen.insert(used.key(&next)) {
                 match ending(&next) {
@@ -73,7 +73,7 @@ fn check_merges(id: &str, start: &World, bound: &Bound, keep: usize) -> usize {
     let mut choices = Vec::new();
     while let Some((w, used)) = open.pop_front() {
         bounded_choices(&w, bound, used, &crashable, RULES, &mut choices);
-        successors(Box::new(w), &mut choices, |_, c, next| {
+        successors(Box::new(w), &mut choices, &mut Vec::new(), |_, c, next| {
             let used = used.after(&c);
             let key = used.key(&next);
             if seen.insert(key) {
