@@ -41,6 +41,29 @@ describe('the Explore panel (release build, strict CSP)', { timeout: 600_000 }, 
     });
   });
 
+  test('two lost messages: on at first where the search finishes, searched, and a column of the truth table', async () => {
+    const second = (lab) => lab.page.locator('[data-bound="losses2"]');
+    const distinct = async (lab) => Number((await lab.byId('explore-progress').innerText()).match(/distinct: ([\d\s,]+)/)[1].replace(/\D/g, ''));
+    await env.withLab(q({ lang: 'en', scenario: 'idempotency-key' }), async (lab) => {
+      assert.equal(await second(lab).isChecked(), true, 'on at first: the search finishes');
+      await explore(lab);
+      assert.match(await lab.page.locator('#xo').innerText(), /lost messages at most: 2, crashes at most: 1/);
+      assert.doesNotMatch(await lab.page.locator('#xo').innerText(), /stopped at its bound/);
+      const two = await distinct(lab);
+      const column = await lab.page.locator('[data-testid="truth-cell"][data-fault="two-losses"]').count();
+      assert.equal(column, await lab.page.locator('[data-testid="truth-cell"][data-fault="crash"]').count());
+      assert.ok(column > 0, 'a column of two lost messages');
+      await second(lab).uncheck();
+      await explore(lab);
+      assert.match(await lab.page.locator('#xo').innerText(), /lost messages at most: 1,/);
+      const one = await distinct(lab);
+      assert.ok(two > 10 * one, `two losses reach more states: ${two} against ${one}`);
+    });
+    await env.withLab(q({ lang: 'ru', scenario: 'concurrent-duplicates' }), async (lab) => {
+      assert.equal(await second(lab).isChecked(), false, 'off at first: the search would stop at its bound');
+    });
+  });
+
   test('without the claim and the processor key, two parallel retries can charge twice; Show me opens that run as a link', async () => {
     await env.withLab(q({ lang: 'en', scenario: 'idempotency-key' }), async (lab) => {
       // idempotency-key passes the key to the processor by default, which deduplicates on its own.

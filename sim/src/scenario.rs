@@ -355,6 +355,10 @@ pub struct Scenario {
     pub ledger_key: bool,
     /// What its defended configuration cannot survive, and which scenario shows it.
     pub limits: &'static [Limit],
+    /// The Explore panel's bound of lost messages at first: 2 where the panel's
+    /// search from the default run's start with two losses and a crash finishes
+    /// within [`crate::wire::MAX_STATES`], else 1 (`explorer.rs` checks both ways).
+    pub explore_losses: u32,
 }
 
 const USER: i64 = 42;

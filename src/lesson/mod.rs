@@ -902,8 +902,9 @@ ui_struct! {
     explore_title,
     /// Starts the search (`btn-explore`).
     explore,
-    /// The bounds: one lost message, one crash and restart.
+    /// The bounds: one lost message, one more, one crash and restart.
     explore_losses,
+    explore_losses2,
     explore_crashes,
     /// The bound of one clock jump past the keys' TTL (off at first: it multiplies the states).
     explore_jump,

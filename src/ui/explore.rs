@@ -67,9 +67,16 @@ pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
         ],
         ui.explore(),
     );
-    // A clock jump is off at first: it multiplies the states by 10 to 50.
+    // A second lost message is on at first where the search finishes
+    // (`Scenario::explore_losses`); a clock jump is off: it multiplies the states by 10 to 50.
+    let two = scenario.scenario().explore_losses > 1;
     for (bound, label, on) in [
         ("losses", ui.explore_losses(), "checked"),
+        (
+            "losses2",
+            ui.explore_losses2(),
+            if two { "checked" } else { "" },
+        ),
         ("crashes", ui.explore_crashes(), "checked"),
         ("jumps", ui.explore_jump(), ""),
     ] {
@@ -330,7 +337,7 @@ fn request(lab: Lab) -> Request {
         retry: lab.run.with_untracked(|r| r.scenario.retry),
         commands: lab.run.with_untracked(idem_sim::Run::commands),
         step: lab.cursor.get_untracked(),
-        losses: bound("losses"),
+        losses: bound("losses") + bound("losses2"),
         crashes: bound("crashes"),
         jumps: bound("jumps"),
         table: true,

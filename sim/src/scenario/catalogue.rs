@@ -122,6 +122,7 @@ const fn base(id: ScenarioId, group: Group, handler: Handler, ops: &'static [Op]
         shows: PAYMENT_FIGURES,
         ledger_key: false,
         limits: &[],
+        explore_losses: 2,
     }
 }
 
@@ -209,6 +210,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 },
                 ..Links::DEFAULT
             },
+            explore_losses: 1,
             ..base(
                 Id::ConcurrentDuplicates,
                 Pitfall,
@@ -240,6 +242,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::ResponseMatchesRequest,
                 Invariant::AppShowsWhatHappened,
             ],
+            explore_losses: 1,
             ..base(
                 Id::KeyReuseDifferentBody,
                 Pitfall,
@@ -342,11 +345,13 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
             auto_restart: Some(Millis(800)),
             invariants: &[Invariant::BalanceMatches],
             shows: &[Figure::Account],
+            explore_losses: 1,
             ..base(Id::ConsumerRedelivery, Pitfall, Handler::Pipeline, &[])
         },
         Scenario {
             toggles: &[(NewKeyPerRetry, true)],
             limits: &[DAY_LATER_UNBOOKED, CHECK_THEN_ACT],
+            explore_losses: 1,
             ..base(
                 Id::NewKeyPerRetry,
                 Pitfall,
@@ -444,6 +449,7 @@ static CATALOGUE: [Scenario; ScenarioId::COUNT] = {
                 Invariant::RefundMade,
                 Invariant::AppShowsWhatHappened,
             ],
+            explore_losses: 1,
             ..base(
                 Id::KeyScope,
                 Pitfall,
