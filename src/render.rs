@@ -627,12 +627,12 @@ fn busy(rec: Option<&StepRecord>) -> Vec<NodeId> {
 
 /// The messages drawn between two steps: those in flight before or after this step, once.
 pub fn messages(prev: &World, w: &World) -> Vec<Msg> {
-    let mut v: Vec<Msg> = prev.msgs.values().cloned().collect();
+    let mut v: Vec<Msg> = prev.msgs.values().map(|m| Msg::clone(m)).collect();
     v.extend(
         w.msgs
             .values()
             .filter(|m| !prev.msgs.contains_key(&m.id))
-            .cloned(),
+            .map(|m| Msg::clone(m)),
     );
     v
 }

@@ -11,6 +11,7 @@ use crate::net::{
 };
 use crate::rng::Rng;
 use crate::scenario::{Phase, Scenario, Toggles};
+use crate::shared::Shared;
 use crate::time::Millis;
 use crate::vecmap::VecMap;
 
@@ -22,7 +23,7 @@ pub struct Net<'a> {
     /// The world's one generator: a link's latency and a random fault draw
     /// from it in the order the nodes send.
     pub rng: &'a mut Rng,
-    pub(crate) msgs: &'a mut VecMap<MsgId, Msg>,
+    pub(crate) msgs: &'a mut VecMap<MsgId, Shared<Msg>>,
     pub(crate) next_msg: &'a mut u32,
     pub(crate) faults: &'a mut Vec<FaultRule>,
     pub(crate) crashes_left: &'a mut [u32],
@@ -157,6 +158,6 @@ impl Net<'_> {
 
     /// `msg` is on the wire (its delivery is queued).
     pub(crate) fn put(&mut self, msg: Msg) {
-        self.msgs.insert(msg.id, msg);
+        self.msgs.insert(msg.id, Shared::new(msg));
     }
 }

@@ -57,6 +57,17 @@ impl<T> Shared<T> {
         v
     }
 
+    /// The value itself: moved out if no other copy shares it, else copied.
+    pub fn into_inner(self) -> T
+    where
+        T: Clone,
+    {
+        match Arc::try_unwrap(self.0) {
+            Ok(inner) => inner.value,
+            Err(shared) => shared.value.clone(),
+        }
+    }
+
     /// The value, to give back room its collections grew into, only if no
     /// other copy shares it (a shared one was copied at its length). `f` must
     /// not change what the value is: the remembered hash is kept.

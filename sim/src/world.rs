@@ -77,8 +77,9 @@ pub struct World {
     pub(crate) rng: Rng,
     pub(crate) queue: VecMap<EventKey, Event>,
     pub(crate) seq: u64,
-    /// Messages in flight, by id.
-    pub msgs: VecMap<MsgId, Msg>,
+    /// Messages in flight, by id. Shared: a copy of the world copies none
+    /// of their payloads, and the explorer hashes each message once.
+    pub msgs: VecMap<MsgId, Shared<Msg>>,
     pub(crate) next_msg: u32,
     /// Fault rules still armed.
     pub faults: Vec<FaultRule>,
@@ -466,6 +467,7 @@ impl World {
         let Some(m) = self.msgs.remove(&id) else {
             return;
         };
+        let m = m.into_inner();
         let label = if self.untraced {
             String::new()
         } else {

@@ -21,8 +21,9 @@ impl World {
     /// does hold (requests, payments, transactions, rows) are hashed: two
     /// worlds that differ only in them hand out different ids later. The
     /// scenario is hashed by its id (worlds of one exploration share it). The
-    /// nodes' states that copies of a world share ([`crate::shared::Shared`])
-    /// are hashed once per version, and their hash goes in. The same on every
+    /// nodes' states and the messages in flight, which copies of a world
+    /// share ([`crate::shared::Shared`]), are hashed once per version, and
+    /// their hash goes in. The same on every
     /// platform (lengths are hashed as 64-bit words).
     pub fn fingerprint(&self) -> u64 {
         let mut h = FxHasher::default();
@@ -86,10 +87,11 @@ impl World {
         for (&(at, _seq), ev) in queue.iter() {
             match ev {
                 Event::Deliver(id) => {
+                    // A message is hashed once (its copies in other worlds share the hash).
                     let mut m = FxHasher::default();
                     at.hash(&mut m);
                     match msgs.get(id) {
-                        Some(msg) => hash_msg(msg, &mut m),
+                        Some(msg) => m.write_u64(msg.hash_with::<FxHasher>(hash_msg)),
                         None => m.write_u8(0xFF),
                     }
                     in_flight = in_flight.wrapping_add(mix(m.finish()));
