@@ -277,8 +277,9 @@ impl World {
                 self.take(&Choice::from(*start), hs)
             }
             c => {
-                if let Some(Ok(more)) = c.command().map(|cmd| self.apply(&cmd)) {
-                    hs.extend(more);
+                if let Some(cmd) = c.command() {
+                    // A command that does not apply changes nothing.
+                    let _ = self.apply_into(&cmd, hs);
                 }
             }
         }

@@ -505,6 +505,16 @@ impl Scenario {
         v
     }
 
+    /// Whether `n` is one of [`Scenario::nodes`] (without listing them: a
+    /// crash the explorer takes asks).
+    pub fn has_node(&self, n: NodeId) -> bool {
+        match n {
+            NodeId::Api(i) => i < self.apis,
+            NodeId::Consumer => self.handler == Handler::Pipeline,
+            n => self.nodes().contains(&n),
+        }
+    }
+
     /// Its defended system runs the reconciliation job (`node::reconciler`):
     /// the job is drawn, idle under switches that leave it out.
     pub fn reconciles(&self) -> bool {

@@ -317,7 +317,8 @@ impl World {
                         if c.when == (When::ClientTimedOut { op, attempt })
                             && c.only_with.is_none_or(|t| self.has(t))
                         {
-                            hs_.extend(self.command(&c.command).unwrap_or_default());
+                            // A command that does not apply adds nothing.
+                            let _ = self.command(&c.command, hs_);
                         }
                     }
                     self.react(Event::PlanRetry { op, lane }, hs_);
@@ -343,7 +344,7 @@ impl World {
                 let s = self.scenario.clone();
                 let s = &s.script[i];
                 if s.only_with.is_none_or(|t| self.has(t)) {
-                    hs_.extend(self.command(&s.command).unwrap_or_default());
+                    let _ = self.command(&s.command, hs_);
                 }
             }
             // The job runs again in a day, whatever this run does.
@@ -380,14 +381,39 @@ impl World {
 
     /// Applies a command at the current step.
     pub fn apply(&mut self, cmd: &Command) -> Result<Vec<Happening>, CommandError> {
-        let mut hs = self.command(cmd)?;
-        self.settle(&mut hs);
+        let mut hs = Vec::new();
+        self.apply_into(cmd, &mut hs)?;
         Ok(hs)
     }
 
-    /// A command's own effect, inside a step that checks invariants at its end.
-    fn command(&mut self, cmd: &Command) -> Result<Vec<Happening>, CommandError> {
-        let mut hs = vec![Happening::Command(cmd.clone())];
+    /// [`World::apply`], adding what happened to `hs` (the explorer's one buffer).
+    pub(crate) fn apply_into(
+        &mut self,
+        cmd: &Command,
+        hs: &mut Vec<Happening>,
+    ) -> Result<(), CommandError> {
+        self.command(cmd, hs)?;
+        self.settle(hs);
+        Ok(())
+    }
+
+    /// A command's own effect, inside a step that checks invariants at its
+    /// end, added to `hs`; one that does not apply adds nothing.
+    fn command(&mut self, cmd: &Command, hs: &mut Vec<Happening>) -> Result<(), CommandError> {
+        let mark = hs.len();
+        hs.push(Happening::Command(cmd.clone()));
+        let applied = self.command_effect(cmd, hs);
+        if applied.is_err() {
+            hs.truncate(mark);
+        }
+        applied
+    }
+
+    fn command_effect(
+        &mut self,
+        cmd: &Command,
+        hs: &mut Vec<Happening>,
+    ) -> Result<(), CommandError> {
         match cmd {
             Command::LoseNextResponse => {
                 if self.client.ops.is_empty() {
@@ -409,18 +435,18 @@ impl World {
                 if !Command::PARALLEL.contains(n) {
                     return Err(CommandError::BadCount(*n));
                 }
-                if !self.react(Event::Parallel(*n), &mut hs) {
+                if !self.react(Event::Parallel(*n), hs) {
                     return Err(CommandError::NoClient);
                 }
             }
             Command::Crash(n) | Command::Restart(n) => {
-                if !self.scenario.nodes().contains(n) || !n.can_crash() {
+                if !n.can_crash() || !self.scenario.has_node(*n) {
                     return Err(CommandError::NotCrashable(*n));
                 }
                 match (cmd, self.is_up(*n)) {
-                    (Command::Crash(_), true) => self.crash(*n, &mut hs),
+                    (Command::Crash(_), true) => self.crash(*n, hs),
                     (Command::Crash(_), false) => return Err(CommandError::AlreadyDown(*n)),
-                    (_, false) => self.restart(*n, &mut hs),
+                    (_, false) => self.restart(*n, hs),
                     (_, true) => return Err(CommandError::AlreadyUp(*n)),
                 }
             }
@@ -430,7 +456,7 @@ impl World {
                 }
                 self.now = self.now + *d;
                 hs.push(Happening::ClockAdvanced(*d));
-                self.expire(&mut hs);
+                self.expire(hs);
             }
             Command::ExternalDebit { .. } | Command::ExternalPut => {
                 let (table, id, set) = match cmd {
@@ -455,10 +481,10 @@ impl World {
                     set: vec![set, Assign::Add("version", 1)],
                     cond: vec![Cond::Eq("id", Value::Int(id))],
                 };
-                self.react(Event::External(Box::new(stmt)), &mut hs);
+                self.react(Event::External(Box::new(stmt)), hs);
             }
         }
-        Ok(hs)
+        Ok(())
     }
 
     /// A message arrives, or fails where it would have arrived; the node it

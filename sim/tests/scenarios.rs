@@ -2060,6 +2060,25 @@ fn every_scenario_draws_the_nodes_its_runs_reach() {
         );
     }
     assert!(drawn("naive-post").contains(&NodeId::Redis));
+    // `has_node` answers as the list does, for every node of any topology.
+    let every = [
+        NodeId::Client,
+        NodeId::Api(0),
+        NodeId::Api(1),
+        NodeId::Api(2),
+        NodeId::Redis,
+        NodeId::Postgres,
+        NodeId::Processor,
+        NodeId::Broker,
+        NodeId::Consumer,
+        NodeId::Mail,
+        NodeId::Reconciler,
+    ];
+    for s in scenario::all() {
+        for n in every {
+            assert_eq!(s.has_node(n), s.nodes().contains(&n), "{}: {n:?}", s.id);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- snapshots of the text trace
