@@ -16,13 +16,14 @@ use std::sync::Arc;
 pub enum Value {
     Null,
     Int(i64),
-    Text(String),
+    /// Shared: copying a row, a statement or a database copies no text.
+    Text(Arc<str>),
     /// A JSON document the handler wrote (a stored response body).
     Paid(Paid),
 }
 
 impl Value {
-    pub fn text(s: impl Into<String>) -> Value {
+    pub fn text(s: impl Into<Arc<str>>) -> Value {
         Value::Text(s.into())
     }
     pub fn as_int(&self) -> Option<i64> {
@@ -33,7 +34,7 @@ impl Value {
     }
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Value::Text(s) => Some(s),
+            Value::Text(s) => Some(&s[..]),
             _ => None,
         }
     }

@@ -61,7 +61,7 @@ pub(crate) fn insert_payment(
             Value::text(id),
             Value::Int(h.req.user),
             Value::Int(amount),
-            key.clone().map_or(Value::Null, Value::Text),
+            key.as_deref().map_or(Value::Null, Value::text),
         ],
         on_conflict: if key.is_some() {
             OnConflict::DoNothing
