@@ -215,6 +215,9 @@ async function animation(browser, url) {
   const page = await context.newPage();
   await page.goto(`${url}?scenario=naive-post&seed=1&lang=en&speed=0.5`);
   await page.waitForSelector('[data-testid="app-ready"]');
+  // The client's and the faults' sections start closed (one idea at a time): open them as a reader does.
+  const closed = page.locator('details.more:not([open]) > summary');
+  while ((await closed.count()) > 0) await closed.first().click();
   await page.fill('[data-testid="parallel-n"]', '10');
   await page.dispatchEvent('[data-testid="parallel-n"]', 'change');
   for (let i = 0; i < 5; i++) await page.click('[data-testid="btn-parallel-retries"]');
