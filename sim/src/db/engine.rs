@@ -68,12 +68,18 @@ impl Db {
     /// Returns the result, plus statements of other connections that a
     /// `COMMIT`/`ROLLBACK` released and that have now run.
     pub fn execute(&mut self, conn: ConnId, stmt: Stmt) -> (Exec, Vec<Woken>) {
-        let exec = match self.settle(conn, &stmt, None) {
+        self.execute_ref(conn, &stmt)
+    }
+
+    /// [`Db::execute`] of a statement the caller keeps (Postgres answers
+    /// with it): it is copied only if it must wait.
+    pub fn execute_ref(&mut self, conn: ConnId, stmt: &Stmt) -> (Exec, Vec<Woken>) {
+        let exec = match self.settle(conn, stmt, None) {
             Ok(exec) => exec,
             Err((on, targets)) => {
                 self.waiting.push(Waiting {
                     conn,
-                    stmt,
+                    stmt: stmt.clone(),
                     on,
                     targets,
                     queued: true,

@@ -22,7 +22,7 @@ pub(crate) fn on_sql(
 ) {
     let conn = ConnId(req.map_or(0, |r| r.0));
     conns.insert(conn, from);
-    let (exec, woken) = db.execute(conn, stmt.clone());
+    let (exec, woken) = db.execute_ref(conn, &stmt);
     happened(db, conn, &stmt, &exec, out);
     if let Exec::Done { outcome, .. } = exec {
         out.send(
@@ -44,7 +44,7 @@ pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
         label: out.label(&arrived),
         kind: arrived.kind(),
     });
-    let (exec, woken) = db.execute(ConnId(0), stmt.clone());
+    let (exec, woken) = db.execute_ref(ConnId(0), &stmt);
     happened(db, ConnId(0), &stmt, &exec, out);
     resume(db, conns, woken, out);
 }
