@@ -29,7 +29,9 @@ pub fn parse_command(s: &str) -> Option<Command> {
         "w" => return Some(Command::ExternalPut),
         _ => {}
     }
-    let (head, rest) = s.split_at(s.char_indices().nth(1)?.0);
+    // `split_at_checked`: `split_at`'s panic would link the standard library's
+    // char-boundary message into the page's module.
+    let (head, rest) = s.split_at_checked(s.char_indices().nth(1)?.0)?;
     Some(match head {
         "m" => Command::Lose(MsgId(rest.parse().ok()?)),
         "p" => Command::ParallelRetries(rest.parse().ok()?),
