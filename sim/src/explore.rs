@@ -610,11 +610,13 @@ impl Found {
                     }
                 }
                 None => {
-                    self.ordered.push(ordered.then(|| paths.to(node)));
+                    // One replay: the report's path is the ordered one too, if it is.
+                    let path = paths.to(node);
+                    self.ordered.push(ordered.then(|| path.clone()));
                     self.report.outcomes.push(Ending {
                         outcome,
                         count: 1,
-                        path: paths.to(node),
+                        path,
                     });
                 }
             }
