@@ -78,9 +78,9 @@ pub fn App() -> impl IntoView {
     let start = read_start();
     let to_lab = start.to_lab;
     let lab = Lab::new(start);
-    provide_context(lab);
+    crate::ui::provide(lab);
     let learn = Learn::new(lab, to_lab);
-    provide_context(learn);
+    crate::ui::provide(learn);
     listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab, learn);

@@ -12,12 +12,44 @@ pub mod topology;
 use crate::html::Markup;
 
 /// A value the page provides to its components (the [`state::Lab`], the
-/// [`lesson::Learn`]: `app` provides both before it builds a view). Leptos's
-/// `expect_context` would say, if one were missing, which type and where, in Debug
-/// form: that one message brought Rust's Debug escaping of strings and its Unicode
-/// tables into the module, about 2 KB gzip of every page load (issue 28, item 5).
-pub fn context<T: Clone + 'static>() -> T {
-    leptos::prelude::use_context::<T>().expect("the page provides the lab's context")
+/// [`lesson::Learn`]: `app` provides both, once, before it builds a view). Not
+/// Leptos's contexts: the page has one lab for its whole life, and Leptos keeps
+/// contexts in a hash map per owner (its insert, lookup and rehash, ~1 KB gzip of
+/// every page load; issue 28, item 5). Nor its `expect_context`: that message, if
+/// one were missing, Debug-formats the type's name, which brought Rust's Debug
+/// escaping of strings and its Unicode tables into the module (~2 KB gzip).
+pub trait Provided: Copy + 'static {
+    /// Where the page keeps it.
+    fn slot() -> &'static std::thread::LocalKey<std::cell::Cell<Option<Self>>>;
+}
+
+thread_local! {
+    static LAB: std::cell::Cell<Option<state::Lab>> = const { std::cell::Cell::new(None) };
+    static LEARN: std::cell::Cell<Option<lesson::Learn>> = const { std::cell::Cell::new(None) };
+}
+
+impl Provided for state::Lab {
+    fn slot() -> &'static std::thread::LocalKey<std::cell::Cell<Option<Self>>> {
+        &LAB
+    }
+}
+
+impl Provided for lesson::Learn {
+    fn slot() -> &'static std::thread::LocalKey<std::cell::Cell<Option<Self>>> {
+        &LEARN
+    }
+}
+
+/// Provides `value` to every component built after it.
+pub fn provide<T: Provided>(value: T) {
+    T::slot().with(|s| s.set(Some(value)));
+}
+
+/// The value `app` provided.
+pub fn context<T: Provided>() -> T {
+    T::slot()
+        .with(|s| s.get())
+        .expect("the page provides the lab's context")
 }
 
 /// The element of the event's target matching `selector`, itself or an ancestor: how
