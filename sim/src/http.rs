@@ -299,6 +299,12 @@ pub struct Response {
     pub lane: usize,
 }
 
+/// Whether an error answer with `status` tells the app the operation failed
+/// for good: a 4xx, but for 409 (it retries) and 412 (it re-reads first).
+pub fn refuses(status: u16) -> bool {
+    (400..500).contains(&status) && !matches!(status, 409 | 412)
+}
+
 impl Response {
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)

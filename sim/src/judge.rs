@@ -22,9 +22,15 @@ impl Invariant {
     /// Whether it holds in `w` (meaningful where [`Invariant::judged_in`] is true).
     pub fn holds(self, w: &World) -> bool {
         match self {
+            // A charge and a refund are counted apart: a refund of the charge
+            // (the reconciliation job's, of an operation refused) is not a second one.
             Invariant::AtMostOnceCharge => {
                 let ops = w.client.ops.len().max(1);
-                (0..ops).all(|op| w.processor.charges.iter().filter(|c| c.op == op).count() <= 1)
+                let n = |op, back| {
+                    let cs = w.processor.charges.iter();
+                    cs.filter(|c| c.op == op && (c.amount < 0) == back).count()
+                };
+                (0..ops).all(|op| n(op, false) <= 1 && n(op, true) <= 1)
             }
             Invariant::LedgerMatchesCharges => {
                 w.ledger_rows().unwrap_or(0) == w.processor.charges.len()

@@ -33,7 +33,8 @@ phases! {
     CheckKey,
     /// Claim the key (SET NX, INSERT … ON CONFLICT DO NOTHING, plain INSERT).
     Claim,
-    /// Read the stored key after a claim found it taken.
+    /// Read the stored key after a claim found it taken; the reconciliation
+    /// job reads the answer stored under an unbooked charge's key.
     Lookup,
     /// Take over a claim whose owner died (its lease ran out).
     Takeover,

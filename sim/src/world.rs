@@ -764,3 +764,14 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+impl World {
+    /// Lends the world's outbox to `f`, as a node is lent it when it reacts:
+    /// for tests that drive a node's rules by hand.
+    pub(crate) fn lend_out<R>(&mut self, f: impl FnOnce(&mut Out) -> R) -> R {
+        let mut hs = Vec::new();
+        let mut o = out!(self, &mut hs);
+        f(&mut o)
+    }
+}

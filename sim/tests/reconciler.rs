@@ -1,8 +1,9 @@
 //! The reconciliation job (issue 23, "What to build" 4): a process of its own
 //! that runs nightly, lists the card processor's charges, matches them to the
-//! ledger's rows by key and books what the ledger lacks. Each test failed on
-//! the core before the job (there was no such node: the status read alone
-//! reconciled).
+//! ledger's rows by key and books what the ledger lacks (or refunds it, where
+//! the app was told the operation failed: `node::reconciler`'s own tests).
+//! Each test failed on the core before the job (there was no such node: the
+//! status read alone reconciled).
 
 use idem_sim::net::NodeId;
 use idem_sim::scenario::{self, Phase};
@@ -56,6 +57,9 @@ fn idempotency_key_a_day_after_the_charge_the_reconciliation_job_books_it() {
     let end = r.end();
     assert!(job_entered(&r, Phase::ListCharges), "{}", r.text());
     assert!(job_entered(&r, Phase::MatchLedger), "{}", r.text());
+    // It reads the answer stored under the key (none: no one was told it failed).
+    assert!(job_entered(&r, Phase::Lookup), "{}", r.text());
+    assert!(!job_entered(&r, Phase::Charge), "{}", r.text());
     assert!(job_entered(&r, Phase::InsertPayment), "{}", r.text());
     assert!(job_entered(&r, Phase::Commit), "{}", r.text());
     assert_eq!(end.processor.charges.len(), 1);

@@ -246,6 +246,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
             lost_claim,
             failed,
             todo,
+            refund,
         } = hd;
         node.hash(h);
         id.hash(h);
@@ -261,6 +262,7 @@ fn hash_api(a: &Api, h: &mut FxHasher) {
         lost_claim.hash(h);
         failed.hash(h);
         todo.hash(h);
+        refund.hash(h);
     }
 }
 

@@ -17,6 +17,20 @@ use crate::time::Millis;
 use crate::timing::CLAIM_LEASE;
 use crate::vecmap::VecMap;
 
+/// Where Redis keeps user `user`'s key `key`: `idem:u<user>:<key>`.
+pub(crate) fn redis_key(user: i64, key: &str) -> String {
+    format!("idem:u{user}:{key}")
+}
+
+/// `SELECT … FROM idempotency_keys WHERE user_id = … AND key = …`.
+pub(crate) fn select_key(user: i64, key: &str) -> Call {
+    Call::Sql(Stmt::Select {
+        table: "idempotency_keys",
+        cond: key_cond(user, key),
+        order_by: Some("locked_at"),
+    })
+}
+
 /// The answer to a payment that went through; `replayed` when the ledger already had it.
 pub(crate) fn paid(payment: String, amount: i64, replayed: bool) -> Move {
     Move::Respond(
@@ -168,10 +182,9 @@ fn hash(h: &Handling) -> String {
 
 impl Charge<'_> {
     fn redis_key(&self) -> String {
-        let user = self.user;
         self.key
             .as_ref()
-            .map(|k| format!("idem:u{user}:{k}"))
+            .map(|k| redis_key(self.user, k))
             .unwrap_or_default()
     }
 
@@ -206,13 +219,8 @@ impl Charge<'_> {
         }
     }
 
-    /// `SELECT … FROM idempotency_keys WHERE user_id = … AND key = …`.
     fn select_key(&self) -> Call {
-        Call::Sql(Stmt::Select {
-            table: "idempotency_keys",
-            cond: key_cond(self.user, &self.key_or_empty()),
-            order_by: Some("locked_at"),
-        })
+        select_key(self.user, &self.key_or_empty())
     }
 
     /// A timeout in `phase`. Past the claim, where keys live in Redis: Stripe's
@@ -293,17 +301,7 @@ impl Charge<'_> {
             },
             (Phase::CheckKey | Phase::Lookup, found) => {
                 let c = cfg.expect("keyed");
-                let stored = match found {
-                    Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
-                        Some(Stored::from_record(r, out.now))
-                    }
-                    Input::Sql(Outcome::Ok { rows, .. }) if !rows.is_empty() => {
-                        Some(Stored::from_row(&rows[0]))
-                    }
-                    Input::Memory(m) => m,
-                    _ => None,
-                };
-                match stored {
+                match Stored::read(found, out.now) {
                     Some(s) => decide(h, out, c, s, self.key.as_deref().unwrap_or_default()),
                     None if h.phase == Phase::Lookup => {
                         // Claimed a moment ago and already gone (its lease ran out): try again later.

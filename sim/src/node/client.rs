@@ -3,7 +3,7 @@
 //! answer or runs out of attempts.
 
 use crate::belief::Belief;
-use crate::http::{Asked, Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
+use crate::http::{self, Asked, Body, ErrorCode, KeyId, OpId, Reply, Request, Response};
 use crate::net::{NodeId, Payload};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::{KeyMode, OpSpec};
@@ -475,7 +475,7 @@ impl Client {
                 self.send(op, lane, out);
             }
             (409, _) | (500..=599, _) => self.plan_retry(op, lane, out),
-            (status, Reply::Error(code)) => {
+            (status, Reply::Error(code)) if http::refuses(status) => {
                 self.lane_done(op, lane, out);
                 if !self.ops[op].belief.is_definite() {
                     self.set_belief(op, Belief::Failed(status, *code), out);

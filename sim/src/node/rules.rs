@@ -6,7 +6,7 @@
 //! A handler reads what Postgres answers, never its tables.
 
 use crate::db::{Cond, Outcome, Stmt, Value};
-use crate::http::{ErrorCode, Reply, Request};
+use crate::http::{self, ErrorCode, Reply, Request};
 use crate::key::{KeyRecord, Paid};
 use crate::net::{NodeId, ReqId};
 use crate::out::EventKey;
@@ -38,8 +38,12 @@ pub struct Handling {
     /// It timed out and has asked the key store to store or delete the key
     /// (`Toggle::ErrorsReplayed`, `Toggle::DeleteOnError`): it answers 503 next.
     pub(crate) failed: bool,
-    /// The reconciliation job: the processor's charges it has still to match.
+    /// The reconciliation job: the processor's charges it has still to match,
+    /// and the refunds in its list (a refund it made before is not made twice).
     pub(crate) todo: Vec<crate::node::processor::Charge>,
+    /// The reconciliation job: the refund of the charge it matches, not yet
+    /// booked: it books the charge and the refund in one transaction.
+    pub(crate) refund: Option<String>,
 }
 
 impl Handling {
@@ -60,6 +64,7 @@ impl Handling {
             lost_claim: false,
             failed: false,
             todo: Vec::new(),
+            refund: None,
         }
     }
 
@@ -108,6 +113,25 @@ impl Stored {
                 )
             }),
         }
+    }
+
+    /// The record a key store answered to a read of the key (Redis `GET`,
+    /// `SELECT … FROM idempotency_keys`, the in-process map), if it has one.
+    pub(crate) fn read(found: Input, now: Millis) -> Option<Stored> {
+        match found {
+            Input::Redis(redis::Reply::Bulk(redis::Value::Key(r))) => {
+                Some(Stored::from_record(r, now))
+            }
+            Input::Sql(Outcome::Ok { rows, .. }) => rows.first().map(|r| Stored::from_row(r)),
+            Input::Memory(m) => m,
+            _ => None,
+        }
+    }
+
+    /// The answer stored is a definite refusal ([`http::refuses`]): the app
+    /// was told the operation failed under this key.
+    pub(crate) fn refused(&self) -> bool {
+        self.completed && http::refuses(self.code)
     }
 
     pub(crate) fn from_record(r: KeyRecord, now: Millis) -> Stored {
