@@ -121,14 +121,21 @@ export class LabPage extends LessonPage {
 
   /** Waits until the step counter reads `k / …` (and `k / n` when n is given). */
   async waitForStep(k, n) {
-    await this.page.waitForFunction(
-      ([sel, k, n]) => {
-        const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(document.querySelector(sel)?.textContent ?? '');
-        return m && Number(m[1]) === k && (n == null || Number(m[2]) === n);
-      },
-      [tid('step-counter'), k, n ?? null],
-      { timeout: 10_000 },
-    );
+    try {
+      await this.page.waitForFunction(
+        ([sel, k, n]) => {
+          const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(document.querySelector(sel)?.textContent ?? '');
+          return m && Number(m[1]) === k && (n == null || Number(m[2]) === n);
+        },
+        [tid('step-counter'), k, n ?? null],
+        { timeout: 10_000 },
+      );
+    } catch (e) {
+      // Say what the counter read instead, and whether the lab was playing (a failure seen once in CI).
+      const seen = await this.page.evaluate((sel) => document.querySelector(sel)?.textContent, tid('step-counter')).catch(() => '?');
+      const playing = await this.byId('btn-play').getAttribute('aria-pressed').catch(() => '?');
+      throw new Error(`waited for step ${k}${n == null ? '' : ' / ' + n}; the counter reads '${seen}', playing: ${playing}, url: ${this.page.url()}`, { cause: e });
+    }
     return this.counter();
   }
 
