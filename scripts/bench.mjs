@@ -39,7 +39,8 @@
 //    -p idem-sim --example explore_bench`): transitions per second and peak heap bytes per
 //    unique state, beside their targets (issue 28: at least 1 M/s, at most 100 bytes; the
 //    worker within 1.5x native).
-// BENCH_ONLY=explorer runs part 5 alone.
+// BENCH_ONLY=explorer runs part 5 alone; BENCH_ONLY=interactive runs part 3 alone (the
+// counter is built only if target/bench-counter has none), to iterate on the start.
 // Prints figures only; it asserts nothing about time.
 
 import { execFileSync } from 'node:child_process';
@@ -330,6 +331,90 @@ async function explorer(browser, url) {
   await context.close();
 }
 
+/** Part 2: first contentful paint of each language's page against a static page and itself with scripting off. */
+async function paints({ browser, server, before, pageBytes, loads: { load, loadLine }, row }) {
+  console.log('');
+  console.log(`first contentful paint, headless Chromium, ${RUNS} cold loads each, alternating`);
+  for (const lang of LANGS) {
+    const lesson = [];
+    const old = [];
+    const baseline = [];
+    const noScript = [];
+    let withText = 0;
+    for (let i = 0; i < RUNS; i++) {
+      load();
+      const p = await firstPaint(browser, server.url + PAGES[lang], 'section.prose');
+      lesson.push(p.at);
+      if (p.text) withText++;
+      if (before) old.push((await firstPaint(browser, before.url + pageOf(process.env.BENCH_BEFORE, lang), 'section.prose')).at);
+      baseline.push((await firstPaint(browser, server.origin + PAINT_BASELINE(lang), 'p')).at);
+      noScript.push((await firstPaint(browser, server.url + PAGES[lang], '', false)).at);
+    }
+    row(`${PAGES[lang]} (${lang}, text prerendered)`, lesson);
+    if (before) row(`${PAGES[lang]} of BENCH_BEFORE`, old);
+    row(`static HTML page, ${kb(pageBytes(lang)).trim()}`, baseline);
+    row(`${PAGES[lang]} with scripting off`, noScript);
+    console.log(`  ratio ${lang} page / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x (target <= 1.30); ` +
+      (before ? `BENCH_BEFORE's: ${(median(old) / median(baseline)).toFixed(2)}x; ` : '') +
+      `/ itself with scripting off: ${(median(lesson) / median(noScript)).toFixed(2)}x; ` +
+      `the lesson's text in the first paint: ${withText} of ${RUNS}`);
+    loadLine();
+  }
+}
+
+/**
+ * Part 3: time from navigation to mounted, responsive and complete, the lesson (and
+ * BENCH_BEFORE's) against its page with scripting off, the bare counter and static pages.
+ */
+async function interactive({ browser, server, counter, before, lessonUrl, baselineUrl, pageBytes, sizes, loads: { load, loadLine }, row }) {
+  const lesson = [];
+  const old = [];
+  const bare = [];
+  const baseline = [];
+  const text = [];
+  const noScript = [];
+  for (let i = 0; i < RUNS; i++) {
+    load();
+    lesson.push(await timeToReady(browser, lessonUrl, true));
+    if (before) old.push(await timeToReady(browser, before.url + pageOf(process.env.BENCH_BEFORE, 'en'), true));
+    noScript.push(await timeToReady(browser, server.origin + NO_SCRIPT_PATH));
+    bare.push(await timeToReady(browser, counter.url));
+    baseline.push(await timeToReady(browser, baselineUrl));
+    text.push(await timeToReady(browser, server.origin + PAINT_BASELINE('en')));
+  }
+  console.log('');
+  console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each, alternating`);
+  for (const [what, key] of [['mounted', 'ready'], ['responsive', 'free']]) {
+    const at = (xs) => xs.map((x) => x[key]);
+    console.log(` ${what}:`);
+    row(`lesson, en`, at(lesson));
+    if (before) row(`lesson of BENCH_BEFORE`, at(old));
+    row('bare Leptos counter', at(bare));
+    row(`static HTML page, ${kb(sizes.total.raw).trim()}`, at(baseline));
+    row(`static HTML page, ${kb(pageBytes('en')).trim()} (as ${PAGES.en})`, at(text));
+    row(`${PAGES.en} with scripting off`, at(noScript));
+    const ratio = (xs, ys) => (median(at(xs)) / median(at(ys))).toFixed(2);
+    console.log(`  ratio lesson / bare Leptos counter: ${ratio(lesson, bare)}x` +
+      (before ? ` (BENCH_BEFORE's: ${ratio(old, bare)}x)` : '') +
+      `; lesson / static page: ${ratio(lesson, baseline)}x`);
+    // Issue 28, item 3: the lab against its own page without script, in the same run.
+    console.log(`  ratio lesson / ${PAGES.en} with scripting off: ${ratio(lesson, noScript)}x (target <= 1.30)` +
+      (before ? ` (BENCH_BEFORE's: ${ratio(old, noScript)}x)` : ''));
+    // The floor: a page with as much text as the lesson's and no script at all.
+    console.log(`  ratio static page as large as ${PAGES.en} / bare Leptos counter: ${ratio(text, bare)}x ` +
+      '(what any page with this much text costs before its module does anything)');
+  }
+  // The rest of the lab, drawn after its core: against the counter responsive.
+  const whole = (xs) => xs.map((x) => x.whole);
+  const free = (xs) => xs.map((x) => x.free);
+  console.log(' complete (the lab\'s panes and diagram drawn too):');
+  row('lesson, en', whole(lesson));
+  if (before) row('lesson of BENCH_BEFORE', whole(old));
+  const r = (xs) => (median(whole(xs)) / median(free(bare))).toFixed(2);
+  console.log(`  ratio lesson complete / bare Leptos counter responsive: ${r(lesson)}x` + (before ? ` (BENCH_BEFORE's: ${r(old)}x)` : ''));
+  loadLine();
+}
+
 /**
  * BENCH_ONLY=explorer: only the explorer's part (5.), the worker against native code and
  * the native search, without the page loads and their timings.
@@ -352,11 +437,14 @@ async function explorerOnly() {
 
 async function main() {
   if (process.env.BENCH_ONLY === 'explorer') return explorerOnly();
+  const onlyInteractive = process.env.BENCH_ONLY === 'interactive';
   assertDistBuilt();
   const sizes = distSizes();
-  printPageLoads();
-  printSizes(sizes);
-  buildCounter();
+  if (!onlyInteractive) {
+    printPageLoads();
+    printSizes(sizes);
+  }
+  if (!onlyInteractive || !existsSync(path.join(COUNTER_DIR, 'index.html'))) buildCounter();
 
   const pageBytes = (lang) => readFileSync(path.join(DIST, PAGES[lang])).length;
   const extraFiles = { [BASELINE_PATH]: baselinePage(sizes.total.raw) };
@@ -387,80 +475,9 @@ async function main() {
       loads.length = 0;
     };
 
-    console.log('');
-    console.log(`first contentful paint, headless Chromium, ${RUNS} cold loads each, alternating`);
-    for (const lang of LANGS) {
-      const lesson = [];
-      const old = [];
-      const baseline = [];
-      const noScript = [];
-      let withText = 0;
-      for (let i = 0; i < RUNS; i++) {
-        load();
-        const p = await firstPaint(browser, server.url + PAGES[lang], 'section.prose');
-        lesson.push(p.at);
-        if (p.text) withText++;
-        if (before) old.push((await firstPaint(browser, before.url + pageOf(process.env.BENCH_BEFORE, lang), 'section.prose')).at);
-        baseline.push((await firstPaint(browser, server.origin + PAINT_BASELINE(lang), 'p')).at);
-        noScript.push((await firstPaint(browser, server.url + PAGES[lang], '', false)).at);
-      }
-      row(`${PAGES[lang]} (${lang}, text prerendered)`, lesson);
-      if (before) row(`${PAGES[lang]} of BENCH_BEFORE`, old);
-      row(`static HTML page, ${kb(pageBytes(lang)).trim()}`, baseline);
-      row(`${PAGES[lang]} with scripting off`, noScript);
-      console.log(`  ratio ${lang} page / static page: ${(median(lesson) / median(baseline)).toFixed(2)}x (target <= 1.30); ` +
-        (before ? `BENCH_BEFORE's: ${(median(old) / median(baseline)).toFixed(2)}x; ` : '') +
-        `/ itself with scripting off: ${(median(lesson) / median(noScript)).toFixed(2)}x; ` +
-        `the lesson's text in the first paint: ${withText} of ${RUNS}`);
-      loadLine();
-    }
-
-    const lesson = [];
-    const old = [];
-    const bare = [];
-    const baseline = [];
-    const text = [];
-    const noScript = [];
-    for (let i = 0; i < RUNS; i++) {
-      load();
-      lesson.push(await timeToReady(browser, lessonUrl, true));
-      if (before) old.push(await timeToReady(browser, before.url + pageOf(process.env.BENCH_BEFORE, 'en'), true));
-      noScript.push(await timeToReady(browser, server.origin + NO_SCRIPT_PATH));
-      bare.push(await timeToReady(browser, counter.url));
-      baseline.push(await timeToReady(browser, baselineUrl));
-      text.push(await timeToReady(browser, server.origin + PAINT_BASELINE('en')));
-    }
-    console.log('');
-    console.log(`time from navigation to interactive, headless Chromium, ${RUNS} cold loads each, alternating`);
-    for (const [what, key] of [['mounted', 'ready'], ['responsive', 'free']]) {
-      const at = (xs) => xs.map((x) => x[key]);
-      console.log(` ${what}:`);
-      row(`lesson, en`, at(lesson));
-      if (before) row(`lesson of BENCH_BEFORE`, at(old));
-      row('bare Leptos counter', at(bare));
-      row(`static HTML page, ${kb(sizes.total.raw).trim()}`, at(baseline));
-      row(`static HTML page, ${kb(pageBytes('en')).trim()} (as ${PAGES.en})`, at(text));
-      row(`${PAGES.en} with scripting off`, at(noScript));
-      const ratio = (xs, ys) => (median(at(xs)) / median(at(ys))).toFixed(2);
-      console.log(`  ratio lesson / bare Leptos counter: ${ratio(lesson, bare)}x` +
-        (before ? ` (BENCH_BEFORE's: ${ratio(old, bare)}x)` : '') +
-        `; lesson / static page: ${ratio(lesson, baseline)}x`);
-      // Issue 28, item 3: the lab against its own page without script, in the same run.
-      console.log(`  ratio lesson / ${PAGES.en} with scripting off: ${ratio(lesson, noScript)}x (target <= 1.30)` +
-        (before ? ` (BENCH_BEFORE's: ${ratio(old, noScript)}x)` : ''));
-      // The floor: a page with as much text as the lesson's and no script at all.
-      console.log(`  ratio static page as large as ${PAGES.en} / bare Leptos counter: ${ratio(text, bare)}x ` +
-        '(what any page with this much text costs before its module does anything)');
-    }
-    // The rest of the lab, drawn after its core: against the counter responsive.
-    const whole = (xs) => xs.map((x) => x.whole);
-    const free = (xs) => xs.map((x) => x.free);
-    console.log(' complete (the lab\'s panes and diagram drawn too):');
-    row('lesson, en', whole(lesson));
-    if (before) row('lesson of BENCH_BEFORE', whole(old));
-    const r = (xs) => (median(whole(xs)) / median(free(bare))).toFixed(2);
-    console.log(`  ratio lesson complete / bare Leptos counter responsive: ${r(lesson)}x` + (before ? ` (BENCH_BEFORE's: ${r(old)}x)` : ''));
-    loadLine();
+    if (!onlyInteractive) await paints({ browser, server, before, pageBytes, loads: { load, loadLine }, row });
+    await interactive({ browser, server, counter, before, lessonUrl, baselineUrl, pageBytes, sizes, loads: { load, loadLine }, row });
+    if (onlyInteractive) return;
     await animation(browser, lessonUrl);
     await explorer(browser, lessonUrl);
     explorerNative();
