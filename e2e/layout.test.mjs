@@ -53,7 +53,8 @@ async function playFromTry(lab) {
         const counter = document.querySelector('[data-testid=step-counter]');
         const look = () => {
           const m = /(\d+)\s*\/\s*(\d+)/.exec(counter.textContent);
-          const r = document.querySelector('[data-testid=narration]').getBoundingClientRect();
+          const n = document.querySelector('[data-testid=narration]');
+          const r = n.getBoundingClientRect();
           const bar = document.querySelector('[data-testid=outcome]');
           const sticky = getComputedStyle(bar).position === 'sticky';
           const b = bar.getBoundingClientRect();
@@ -61,7 +62,8 @@ async function playFromTry(lab) {
           const cover = sticky && b.top < r.bottom && b.bottom > r.top ? b.top : innerHeight;
           const last = seen.at(-1);
           if (!last || last.k !== Number(m[1])) {
-            seen.push({ k: Number(m[1]), top: r.top, bottom: r.bottom, left: r.left, right: r.right, cover, width: innerWidth });
+            // `fits`: no word of it (a quoted JSON reply) runs past the box's edge.
+            seen.push({ k: Number(m[1]), top: r.top, bottom: r.bottom, left: r.left, right: r.right, cover, width: innerWidth, fits: n.scrollWidth <= n.clientWidth });
           }
           if (m[1] === m[2]) resolve(seen);
           else requestAnimationFrame(look);
@@ -74,17 +76,18 @@ async function playFromTry(lab) {
 /**
  * Where the narration's whole box is, against the viewport and the outcome bar where
  * that bar sticks to the bottom edge (a phone): `clear` when it is inside the viewport
- * and not under the bar.
+ * and not under the bar; `fits` when no word runs past the box (a quoted JSON reply).
  */
 const narrationPlace = (lab) =>
   lab.page.evaluate(() => {
-    const r = document.querySelector('[data-testid=narration]').getBoundingClientRect();
+    const n = document.querySelector('[data-testid=narration]');
+    const r = n.getBoundingClientRect();
     const bar = document.querySelector('[data-testid=outcome]');
     const b = bar.getBoundingClientRect();
     const sticky = getComputedStyle(bar).position === 'sticky';
     const cover = sticky && b.top < r.bottom && b.bottom > r.top ? b.top : innerHeight;
     const step = document.querySelector('[data-testid=step-counter]').textContent;
-    return { step, top: r.top, bottom: r.bottom, cover, clear: r.top >= 0 && r.bottom <= cover && r.left >= 0 && r.right <= innerWidth };
+    return { step, top: r.top, bottom: r.bottom, cover, clear: r.top >= 0 && r.bottom <= cover && r.left >= 0 && r.right <= innerWidth, fits: n.scrollWidth <= n.clientWidth };
   });
 
 /** Presses Explore and waits until the search and the truth table are both done. */
@@ -107,6 +110,8 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
             assert.ok(seen.length > 5, `steps seen: ${seen.length}`);
             const out = seen.filter((s) => s.top < 0 || s.bottom > s.cover || s.left < 0 || s.right > s.width);
             assert.deepEqual(out, [], `the narration leaves the viewport (or goes under the sticky bar): ${JSON.stringify(out.slice(0, 3))}`);
+            const spills = seen.filter((s) => !s.fits);
+            assert.deepEqual(spills, [], `the narration's words run past its box: ${JSON.stringify(spills.slice(0, 3))}`);
             await lab.screenshot(`layout-try-${lang}-${name}.png`);
           },
           { viewport, sections: 'closed' },
@@ -128,8 +133,8 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
             await lab.waitForStep(k, n);
             seen.push(await narrationPlace(lab));
           }
-          const out = seen.filter((p) => !p.clear);
-          assert.deepEqual(out, [], `the narration goes under the sticky bar or out of view: ${JSON.stringify(out.slice(0, 3))}`);
+          const out = seen.filter((p) => !p.clear || !p.fits);
+          assert.deepEqual(out, [], `the narration goes under the sticky bar or out of view, or its words run past its box: ${JSON.stringify(out.slice(0, 3))}`);
         },
         { viewport: PHONE, sections: 'closed' },
       );

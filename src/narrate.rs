@@ -215,6 +215,20 @@ pub fn belief_text(ui: &Ui, b: &Belief) -> String {
     }
 }
 
+/// The longest reply the words repeat (`INSERT 0 1`, `OK`, `(nil)`, a payment id); a
+/// longer one, a stored JSON answer, is left to the command's box under the words,
+/// where it does not push the playback controls down a phone's screen.
+const REPLY_IN_WORDS: usize = 24;
+
+/// "`store` runs the command below", with its reply where the reply is short.
+fn executed(ui: &Ui, store: &str, reply: &str) -> String {
+    if reply.chars().count() > REPLY_IN_WORDS {
+        fill(ui.n_executed_long(), &[store])
+    } else {
+        fill(ui.n_executed(), &[store, reply])
+    }
+}
+
 /// The sentences that explain a step, most important first. `w` is the world
 /// after the step: its scenario names the nodes, and it still holds the
 /// messages the step sent (a call to the processor of money going back is a
@@ -305,12 +319,8 @@ pub fn narrate(ui: &Ui, w: &World, rec: &StepRecord) -> Vec<String> {
             )),
             Happening::SqlWaits { on, .. } => Some(fill(ui.n_sql_waits(), &[&on.to_string()])),
             // The statement itself is shown under the narration; say that it ran.
-            Happening::Sql { outcome, .. } => {
-                Some(fill(ui.n_executed(), &["Postgres", &outcome.to_string()]))
-            }
-            Happening::Redis { reply, .. } => {
-                Some(fill(ui.n_executed(), &["Redis", &reply.to_string()]))
-            }
+            Happening::Sql { outcome, .. } => Some(executed(ui, "Postgres", &outcome.to_string())),
+            Happening::Redis { reply, .. } => Some(executed(ui, "Redis", &reply.to_string())),
             Happening::TxRollback { tx, crash: true } => {
                 Some(fill(ui.n_rollback_crash(), &[&tx.to_string()]))
             }
@@ -544,6 +554,34 @@ mod tests {
                 "{lines:?}"
             );
         }
+    }
+
+    /// Regression: on a phone, "Redis runs the command below: "{"status":201,…}"" ran
+    /// past the narration's box and pushed the playback controls under the outcome bar.
+    /// A stored JSON answer is left to the command's box; a short reply stays in words.
+    #[test]
+    fn a_stored_json_answer_is_left_to_the_command_box() {
+        let long = |h: &Happening| matches!(h, Happening::Redis { reply, .. } if reply.to_string().starts_with("\"{"));
+        let (w, rec) = &first_step("idempotency-key", long);
+        for lang in crate::lesson::Lang::ALL {
+            let ui = ui(lang);
+            let lines = narrate(ui, w, rec);
+            assert!(
+                lines.contains(&fill(ui.n_executed_long(), &["Redis"])),
+                "{lines:?}"
+            );
+            assert!(!lines.iter().any(|l| l.contains("status")), "{lines:?}");
+        }
+        let (w, rec) = &first_step("idempotency-key", |h| {
+            matches!(h, Happening::Redis { .. }) && !long(h)
+        });
+        let lines = narrate(ui(crate::lesson::Lang::En), w, rec);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("Redis runs the command below and answers ")),
+            "{lines:?}"
+        );
     }
 
     /// key-scope's refund (a charge of -$100) is narrated as a refund of $100: the

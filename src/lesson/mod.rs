@@ -896,6 +896,9 @@ ui_struct! {
     show_future,
     /// A step where a store ran a command: `{}` the store, `{}` its reply.
     n_executed: Template<2>,
+    /// The same, where the reply is too long to repeat in words (a stored JSON value):
+    /// `{}` the store; the command's box under the words shows the reply.
+    n_executed_long: Template<1>,
 
     // The Explore panel (its results are written by the explorer's worker, from [`Explore`]).
     /// Heading of the Explore panel.
