@@ -189,6 +189,27 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
       );
     });
 
+    test(`${lang} 360: every switch's box is as wide as it is tall and every progress tick as wide as the others, however their labels wrap`, async () => {
+      await env.withLab(
+        q({ lang, scenario: 'receipt-email' }),
+        async (lab) => {
+          const boxes = await lab.page.evaluate(() =>
+            [...document.querySelectorAll('#lab input[type=checkbox]')]
+              .filter((e) => e.checkVisibility())
+              .map((e) => ({ id: e.id || e.dataset.testid || e.dataset.bound, ...e.getBoundingClientRect().toJSON() })),
+          );
+          assert.ok(boxes.length >= 10, `switches seen: ${boxes.length}`);
+          const squeezed = boxes.filter((b) => Math.abs(b.width - b.height) > 0.5);
+          assert.deepEqual(squeezed, [], 'a switch squeezed by its label');
+          // The progress list's ticks, beside names that wrap and names that do not.
+          const ticks = await lab.page.evaluate(() => [...document.querySelectorAll('.checklist .tick')].map((e) => e.getBoundingClientRect().width));
+          assert.ok(ticks.length >= 32, `ticks seen: ${ticks.length}`);
+          assert.ok(Math.max(...ticks) - Math.min(...ticks) < 0.5, `the ticks' widths: ${[...new Set(ticks)].join(', ')}`);
+        },
+        { viewport: PHONE },
+      );
+    });
+
     test(`${lang} 1440: the narration and the sequence diagram are beside the topology`, async () => {
       await env.withLab(
         q({ lang, scenario: 'idempotency-key', step: '6' }),
