@@ -111,8 +111,9 @@ impl World {
         for &inv in invariants {
             if inv.judged_in(self) {
                 let now = inv.holds(self);
-                let was = self.invariants.insert(inv, now);
-                if was != Some(now) {
+                // Written only when it changes: a copy of the world shares it until then.
+                if self.invariants.get(&inv) != Some(&now) {
+                    self.invariants.insert(inv, now);
                     hs.push(Happening::Invariant { inv, holds: now });
                 }
             }

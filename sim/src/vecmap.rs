@@ -102,6 +102,12 @@ impl<K, V> VecMap<K, V> {
         self.items.shrink_to_fit();
     }
 
+    /// Room for exactly one more entry (a map that stays small and is copied
+    /// often: doubling would leave room that a copy of the world carries).
+    pub fn reserve_exact_one(&mut self) {
+        self.items.reserve_exact(1);
+    }
+
     /// The entry with the smallest key.
     pub fn first_key(&self) -> Option<&K> {
         self.items.first().map(|(k, _)| k)

@@ -120,8 +120,9 @@ pub struct World {
     pub newest: Option<&'static str>,
     /// Counters as the run began, for the invariants that compare against them.
     pub initial: Initial,
-    /// Each invariant's status after the last step.
-    pub invariants: VecMap<Invariant, bool>,
+    /// Each invariant's status after the last step. Shared: it seldom
+    /// changes, and a copy of the world then copies nothing.
+    pub invariants: Shared<VecMap<Invariant, bool>>,
     /// The decisive moment (a retry or a duplicate is sent, a record is redelivered) has come.
     pub decisive: bool,
     /// The trace's texts (labels, SQL, Redis commands) are left empty: an
@@ -212,7 +213,7 @@ impl World {
             intended_debits: 0,
             newest: None,
             initial,
-            invariants: scenario.invariants.iter().map(|i| (*i, true)).collect(),
+            invariants: Shared::new(scenario.invariants.iter().map(|i| (*i, true)).collect()),
             decisive: false,
             untraced: false,
             scenario,

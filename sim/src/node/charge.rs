@@ -9,7 +9,7 @@ use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{ErrorCode, Reply};
 use crate::key::{KeyRecord, Paid};
 use crate::node::config::{ChargeConfig, KeyCfg};
-use crate::node::rules::{cell, key_cond, Call, Handling, Input, Move, Stored};
+use crate::node::rules::{cell, key_cond, Call, Handling, Input, Move, StoreKey, Stored};
 use crate::out::Out;
 use crate::redis;
 use crate::scenario::{KeyStore, Phase, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
@@ -18,7 +18,7 @@ use crate::timing::CLAIM_LEASE;
 use crate::vecmap::VecMap;
 
 /// Where Redis keeps user `user`'s key `key`: `idem:u<user>:<key>`.
-pub(crate) fn redis_key(user: i64, key: &str) -> String {
+pub(crate) fn redis_key(user: i64, key: impl std::fmt::Display) -> String {
     format!("idem:u{user}:{key}")
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn rules(
     h: &mut Handling,
     input: Input,
     amount: i64,
-    key: Option<String>,
+    key: Option<StoreKey>,
     config: &ChargeConfig,
     memory: &mut VecMap<String, Stored>,
     out: &mut Out,
@@ -160,7 +160,7 @@ struct Charge<'c> {
     cfg: Option<KeyCfg>,
     amount: i64,
     /// The key as the store keeps it (scoped where `Toggle::ScopedKey` says so).
-    key: Option<String>,
+    key: Option<StoreKey>,
     user: i64,
     /// Sent longer ago than keys are kept: refused (see [`rules`]).
     stale: bool,
@@ -199,13 +199,18 @@ impl Charge<'_> {
         })
     }
 
+    /// The key written out, if the request has one.
+    fn key_text(&self) -> Option<String> {
+        self.key.as_ref().map(StoreKey::to_string)
+    }
+
     fn key_or_empty(&self) -> String {
-        self.key.clone().unwrap_or_default()
+        self.key_text().unwrap_or_default()
     }
 
     fn charge_call(&self) -> Call {
         let pass = self.cfg.is_some_and(|c| c.to_processor);
-        Call::Charge(self.amount, if pass { self.key.clone() } else { None })
+        Call::Charge(self.amount, if pass { self.key_text() } else { None })
     }
 
     /// After the key check: where the real work starts.
@@ -290,11 +295,11 @@ impl Charge<'_> {
                         Phase::Claim,
                         Call::Sql({
                             let fp = hash(h);
-                            insert_key(h, out, k, &fp, true)
+                            insert_key(h, out, &k.to_string(), &fp, true)
                         }),
                     ),
                     (KeyStore::Memory, _) => {
-                        let hit = memory.get(k).cloned();
+                        let hit = memory.get(k.to_string().as_str()).cloned();
                         Move::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
                     }
                 },
@@ -302,7 +307,7 @@ impl Charge<'_> {
             (Phase::CheckKey | Phase::Lookup, found) => {
                 let c = cfg.expect("keyed");
                 match Stored::read(found, out.now) {
-                    Some(s) => decide(h, out, c, s, self.key.as_deref().unwrap_or_default()),
+                    Some(s) => decide(h, out, c, s, &self.key_or_empty()),
                     None if h.phase == Phase::Lookup => {
                         // Claimed a moment ago and already gone (its lease ran out): try again later.
                         Move::error(409, ErrorCode::IdempotencyKeyInUse)
@@ -355,7 +360,7 @@ impl Charge<'_> {
                 } else {
                     Move::Go(
                         Phase::InsertPayment,
-                        Call::Sql(insert_payment(h, out, amount, self.key.clone())),
+                        Call::Sql(insert_payment(h, out, amount, self.key_text())),
                     )
                 }
             }
@@ -365,7 +370,7 @@ impl Charge<'_> {
                     // Inside the @Transactional transaction already, or no transaction at all.
                     Move::Go(
                         Phase::InsertPayment,
-                        Call::Sql(insert_payment(h, out, amount, self.key.clone())),
+                        Call::Sql(insert_payment(h, out, amount, self.key_text())),
                     )
                 } else {
                     Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))

@@ -7,7 +7,7 @@ use crate::db::{self, Assign, Cond, OnConflict, Outcome, Stmt, Value};
 use crate::http::{Asked, Body, ErrorCode, Reply, Request};
 use crate::node::charge::{self, insert_payment};
 use crate::node::config::ApiConfig;
-use crate::node::rules::{cell, Call, Handling, Input, Move, Stored};
+use crate::node::rules::{cell, Call, Handling, Input, Move, StoreKey, Stored};
 use crate::out::Out;
 use crate::scenario::{Handler, Phase, ORDER_COLUMNS, OUTBOX_COLUMNS, PAYMENT_COLUMNS};
 use crate::time::Millis;
@@ -29,10 +29,7 @@ pub(crate) fn rules(
         return Move::error(503, ErrorCode::UpstreamTimeout);
     }
     // With `ScopedKey` the key is stored under the method and path too.
-    let key = req.key.map(|k| match cfg.scoped_key {
-        true => format!("{}:{k}", req.body.scope()),
-        false => k.to_string(),
-    });
+    let key = StoreKey::of(req, cfg.scoped_key);
     match (out.scenario.handler, req.body.clone()) {
         (_, Body::Relay) => relay(h, input),
         (_, Body::Reconcile) => crate::node::reconciler::rules(h, input, cfg, out),
@@ -287,12 +284,12 @@ fn status(
     h: &mut Handling,
     input: Input,
     (of, since): (Asked, Millis),
-    key: Option<String>,
+    key: Option<StoreKey>,
     config: &ApiConfig,
     out: &mut Out,
 ) -> Move {
     let user = h.req.user;
-    let key = key.unwrap_or_default();
+    let key = key.map(|k| k.to_string()).unwrap_or_default();
     let not_found = match config.op_ttl {
         Some(ttl) if out.now < since + ttl => Move::error(503, ErrorCode::OutcomeUnknown),
         _ => Move::error(404, ErrorCode::NotFound),

@@ -6,7 +6,7 @@
 //! A handler reads what Postgres answers, never its tables.
 
 use crate::db::{Cond, Outcome, Stmt, Value};
-use crate::http::{self, ErrorCode, Reply, Request};
+use crate::http::{self, ErrorCode, KeyId, Reply, Request};
 use crate::key::{KeyRecord, Paid};
 use crate::net::{NodeId, ReqId};
 use crate::out::EventKey;
@@ -223,6 +223,35 @@ pub(crate) enum Move {
 impl Move {
     pub(crate) fn error(status: u16, code: ErrorCode) -> Move {
         Move::Respond(status, Reply::Error(code), false)
+    }
+}
+
+/// An idempotency key as the key store keeps it: under its operation's
+/// method and path where `Toggle::ScopedKey` says so (`POST /charges:K1`),
+/// else as sent (`K1`). Written out only where a phase sends it (a handler
+/// runs a rule per reply, and a quarter of them do not name the key).
+#[derive(Clone, Debug)]
+pub(crate) struct StoreKey {
+    scope: Option<String>,
+    key: KeyId,
+}
+
+impl StoreKey {
+    /// `req`'s key, if it has one, scoped or not.
+    pub(crate) fn of(req: &Request, scoped: bool) -> Option<StoreKey> {
+        req.key.map(|key| StoreKey {
+            scope: scoped.then(|| req.body.scope()),
+            key,
+        })
+    }
+}
+
+impl std::fmt::Display for StoreKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(scope) = &self.scope {
+            write!(f, "{scope}:")?;
+        }
+        self.key.fmt(f)
     }
 }
 
