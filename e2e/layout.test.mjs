@@ -90,6 +90,20 @@ const narrationPlace = (lab) =>
     return { step, top: r.top, bottom: r.bottom, cover, clear: r.top >= 0 && r.bottom <= cover && r.left >= 0 && r.right <= innerWidth, fits: n.scrollWidth <= n.clientWidth };
   });
 
+/** In the page: the sequence diagram's lane names that touch a neighbour on their line (with a 2 px gap). */
+const touchingLaneNames = (lab) =>
+  lab.page.evaluate(() => {
+    const names = [...document.querySelectorAll('.sequence .seq__heads .seq__lane-name')].map((e) => ({ text: e.textContent, box: e.getBBox() }));
+    const out = [];
+    names.forEach((a, i) =>
+      names.slice(i + 1).forEach((b) => {
+        const sameLine = a.box.y < b.box.y + b.box.height && b.box.y < a.box.y + a.box.height;
+        if (sameLine && a.box.x + a.box.width + 2 > b.box.x) out.push(`${a.text} | ${b.text}`);
+      }),
+    );
+    return { out, count: names.length };
+  });
+
 /** Presses Explore and waits until the search and the truth table are both done. */
 async function exploreTruth(lab) {
   await lab.byId('btn-explore').click();
@@ -208,6 +222,25 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
         },
         { viewport: PHONE },
       );
+    });
+
+    test(`${lang} 360: no lane name of the sequence diagram touches its neighbour, in any scenario`, async () => {
+      const touching = [];
+      let names = 0;
+      for (const scenario of SCENARIOS) {
+        await env.withLab(
+          q({ lang, scenario, step: '3' }),
+          async (lab) => {
+            await lab.page.locator('.sequence .seq__lane-name').first().waitFor({ state: 'attached' });
+            const found = await touchingLaneNames(lab);
+            names += found.count;
+            touching.push(...found.out.map((c) => `${scenario}: ${c}`));
+          },
+          { viewport: PHONE, sections: 'closed' },
+        );
+      }
+      assert.ok(names >= 3 * SCENARIOS.length, `lane names seen: ${names}`);
+      assert.deepEqual(touching, [], 'lane names that touch');
     });
 
     test(`${lang} 1440: the narration and the sequence diagram are beside the topology`, async () => {
@@ -344,6 +377,8 @@ describe('one idea at a time (release build, strict CSP)', { timeout: 600_000 },
             });
             labels += found.labels;
             crossings.push(...found.out.map((c) => `${scenario}: ${c}`));
+            const names = await touchingLaneNames(lab);
+            crossings.push(...names.out.map((c) => `${scenario}: the lane names ${c} touch`));
           },
           { viewport, sections: 'closed' },
         );

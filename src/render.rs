@@ -579,6 +579,16 @@ fn text_width(s: &str) -> f64 {
         .sum()
 }
 
+/// Whether the sequence diagram's lane names alternate between two lines: where two
+/// neighbours' halves and a 4-unit gap are wider than a lane ("Redis" and "Postgres"
+/// in six lanes on a phone, "Консьюмер" beside anything). The names are 12 px bold.
+fn names_on_two_lines(names: &[String], lane_w: f64) -> bool {
+    let width = |s: &str| text_width(s) * 12.0 / 13.0;
+    names
+        .windows(2)
+        .any(|p| (width(&p[0]) + width(&p[1])) / 2.0 + 4.0 > lane_w)
+}
+
 /// Splits a name into at most two lines that fit `width` units (at `scale` of 13 px),
 /// at spaces. A lone letter (the instance letter of "API A") never ends up alone.
 fn wrap(s: &str, width: f64, scale: f64) -> Vec<String> {
@@ -929,25 +939,44 @@ pub fn sequence(
     let n = num;
     let mut h = Html::new();
     // The lanes' names in a strip of their own that stays at the top of the
-    // diagram's scroll box (style/main.css) while the arrows scroll under it.
+    // diagram's scroll box (style/main.css) while the arrows scroll under it;
+    // every other name a line lower where neighbours would touch.
+    let names: Vec<String> = nodes.iter().map(|node| node_short(ui, *node)).collect();
+    let two = names_on_two_lines(&names, lane_w);
     h.open(
         "svg",
         &[
-            ("class", "seq__heads"),
+            (
+                "class",
+                if two {
+                    "seq__heads seq__heads--two"
+                } else {
+                    "seq__heads"
+                },
+            ),
             ("width", &n(width)),
-            ("height", "24"),
+            ("height", if two { "30" } else { "24" }),
             ("aria-hidden", "true"),
         ],
     );
-    for node in nodes {
+    for (i, (node, name)) in nodes.iter().zip(&names).enumerate() {
         h.el(
             "text",
             &[
                 ("class", "seq__lane-name"),
                 ("x", &n(lane(*node))),
-                ("y", "16"),
+                (
+                    "y",
+                    if two && i % 2 == 1 {
+                        "27"
+                    } else if two {
+                        "13"
+                    } else {
+                        "16"
+                    },
+                ),
             ],
-            &node_short(ui, *node),
+            name,
         );
     }
     h.close("svg");
@@ -1155,6 +1184,47 @@ mod tests {
         let start = html[at..].find('>').unwrap() + at + 1;
         let end = html[start..].find('<').unwrap() + start;
         html[start..end].to_string()
+    }
+
+    /// On a phone the names of seven lanes ("Redis", "Postgres", "PSP") and Russian's
+    /// "Консьюмер" overlapped by up to 10 px; each such strip now takes two lines, and a
+    /// strip with room keeps one.
+    #[test]
+    fn lane_names_take_two_lines_only_where_neighbours_would_touch() {
+        let strip = |lang, id: &str, tall| {
+            let s = scenario::by_id(id).unwrap();
+            let lanes = seqdiag::lane_width(tall, s.nodes().len());
+            let names: Vec<String> = s.nodes().iter().map(|n| node_short(ui(lang), *n)).collect();
+            names_on_two_lines(&names, lanes)
+        };
+        for lang in Lang::ALL {
+            assert!(strip(lang, "receipt-email", true), "seven lanes on a phone");
+            assert!(strip(lang, "idempotency-key", true), "six lanes on a phone");
+            assert!(
+                !strip(lang, "idempotency-key", false),
+                "six lanes beside the topology"
+            );
+            assert!(!strip(lang, "naive-post", true), "five lanes on a phone");
+            assert!(!strip(lang, "late-put", true), "three lanes on a phone");
+        }
+        assert!(
+            strip(Lang::Ru, "consumer-redelivery", false),
+            "Консьюмер beside Postgres"
+        );
+        let html = sequence(
+            ui(Lang::En),
+            &run("receipt-email").trace,
+            &scenario::by_id("receipt-email").unwrap().nodes(),
+            5,
+            44.0,
+            false,
+            None,
+        )
+        .to_string();
+        assert!(
+            html.contains("seq__heads seq__heads--two") && html.contains(r#"y="27">API A<"#),
+            "{html}"
+        );
     }
 
     #[test]
