@@ -14,6 +14,7 @@ use crate::net::{Msg, MsgId, NodeId, Payload, ReqId};
 use crate::network::Net;
 use crate::node::config::NodeConfig;
 use crate::scenario::{Phase, Scenario};
+use crate::shared::Shared;
 use crate::time::Millis;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
@@ -59,8 +60,10 @@ pub enum Event {
     /// The consumer's statement timeout on request `.0`'s last statement.
     StatementTimeout(ReqId),
     // Never queued: the world hands these to a node as they happen.
-    /// A message arrives at its node (its `Deliver` fired and it was not lost).
-    Arrive(Box<Msg>),
+    /// A message arrives at its node (its `Deliver` fired and it was not lost),
+    /// as it was in flight: taken out of its `Shared` only by the node's
+    /// reaction, not copied into a box of its own on the way.
+    Arrive(Shared<Msg>),
     /// The client plans its next attempt after a timeout that counts.
     PlanRetry {
         op: OpId,

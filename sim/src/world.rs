@@ -494,7 +494,6 @@ impl World {
         let Some(m) = self.msgs.remove(&id) else {
             return;
         };
-        let m = m.into_inner();
         let label = if self.untraced {
             String::new()
         } else {
@@ -543,7 +542,7 @@ impl World {
                 to,
                 label,
             });
-            self.react(Event::Arrive(Box::new(m)), hs);
+            self.react(Event::Arrive(m), hs);
         }
         // The last statement its process sent before the close has been read: now the close.
         if let Some(r) = closing.filter(|r| !self.sql_in_flight(*r)) {
@@ -570,75 +569,78 @@ impl World {
         let mut answer = true;
         let mut drop_after = None;
         match ev {
-            Event::Arrive(m) => match (m.to, m.payload) {
-                (to @ NodeId::Api(i), Payload::Request(r)) => {
-                    let rid = ReqId(self.next_req);
-                    self.next_req += 1;
-                    self.apis[i as usize].receive(to, rid, r, &mut o);
+            Event::Arrive(m) => {
+                let m = m.into_inner();
+                match (m.to, m.payload) {
+                    (to @ NodeId::Api(i), Payload::Request(r)) => {
+                        let rid = ReqId(self.next_req);
+                        self.next_req += 1;
+                        self.apis[i as usize].receive(to, rid, r, &mut o);
+                    }
+                    (NodeId::Api(i), p) if m.req.is_some() => {
+                        self.apis[i as usize].reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
+                    }
+                    (NodeId::Reconciler, p) => {
+                        self.reconciler.reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
+                    }
+                    (NodeId::Api(_), Payload::ProduceAck { .. }) => {
+                        self.producer.on_ack(&mut self.producer_timer, &mut o)
+                    }
+                    (
+                        NodeId::Consumer,
+                        Payload::Deliver {
+                            offset,
+                            msg_id,
+                            amount,
+                        },
+                    ) => {
+                        let rid = ReqId(self.next_req);
+                        self.next_req += 1;
+                        let r = (offset, msg_id, amount);
+                        self.consumer
+                            .receive(rid, r, &mut self.statement_timer, &mut o);
+                    }
+                    (NodeId::Consumer, p) => {
+                        let (rid, timer) = (m.req.unwrap_or(ReqId(0)), &mut self.statement_timer);
+                        self.consumer.on_reply(rid, p, timer, &mut o)
+                    }
+                    (NodeId::Redis, Payload::RedisCmd(cmd)) => {
+                        node::redis::on_cmd(&mut self.redis, m.from, m.req, cmd, &mut o)
+                    }
+                    (NodeId::Postgres, Payload::Sql(stmt)) => {
+                        postgres::on_sql(&mut self.db, &mut self.conns, m.from, m.req, stmt, &mut o)
+                    }
+                    (NodeId::Processor, Payload::Charge { amount, key, op }) => self
+                        .processor
+                        .on_charge(m.from, m.req, (amount, key, op), &mut o),
+                    (NodeId::Processor, Payload::FindCharge { key }) => {
+                        self.processor.on_find(m.from, m.req, key, &mut o)
+                    }
+                    (NodeId::Processor, Payload::ListCharges) => {
+                        self.processor.on_list(m.from, m.req, &mut o)
+                    }
+                    (NodeId::Mail, Payload::Email { id, payment }) => {
+                        self.mail.on_email(m.from, m.req, (id, payment), &mut o)
+                    }
+                    (NodeId::Client, Payload::Response(r)) => self.client.on_response(r, &mut o),
+                    (
+                        NodeId::Broker,
+                        Payload::Produce {
+                            producer,
+                            seq,
+                            msg_id,
+                            amount,
+                        },
+                    ) => self
+                        .broker
+                        .on_produce(m.from, (producer, seq, msg_id, amount), &mut o),
+                    (NodeId::Broker, Payload::CommitOffset { offset }) => {
+                        self.broker
+                            .on_commit(offset, &mut self.session_timer, &mut o)
+                    }
+                    _ => {}
                 }
-                (NodeId::Api(i), p) if m.req.is_some() => {
-                    self.apis[i as usize].reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
-                }
-                (NodeId::Reconciler, p) => {
-                    self.reconciler.reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
-                }
-                (NodeId::Api(_), Payload::ProduceAck { .. }) => {
-                    self.producer.on_ack(&mut self.producer_timer, &mut o)
-                }
-                (
-                    NodeId::Consumer,
-                    Payload::Deliver {
-                        offset,
-                        msg_id,
-                        amount,
-                    },
-                ) => {
-                    let rid = ReqId(self.next_req);
-                    self.next_req += 1;
-                    let r = (offset, msg_id, amount);
-                    self.consumer
-                        .receive(rid, r, &mut self.statement_timer, &mut o);
-                }
-                (NodeId::Consumer, p) => {
-                    let (rid, timer) = (m.req.unwrap_or(ReqId(0)), &mut self.statement_timer);
-                    self.consumer.on_reply(rid, p, timer, &mut o)
-                }
-                (NodeId::Redis, Payload::RedisCmd(cmd)) => {
-                    node::redis::on_cmd(&mut self.redis, m.from, m.req, cmd, &mut o)
-                }
-                (NodeId::Postgres, Payload::Sql(stmt)) => {
-                    postgres::on_sql(&mut self.db, &mut self.conns, m.from, m.req, stmt, &mut o)
-                }
-                (NodeId::Processor, Payload::Charge { amount, key, op }) => self
-                    .processor
-                    .on_charge(m.from, m.req, (amount, key, op), &mut o),
-                (NodeId::Processor, Payload::FindCharge { key }) => {
-                    self.processor.on_find(m.from, m.req, key, &mut o)
-                }
-                (NodeId::Processor, Payload::ListCharges) => {
-                    self.processor.on_list(m.from, m.req, &mut o)
-                }
-                (NodeId::Mail, Payload::Email { id, payment }) => {
-                    self.mail.on_email(m.from, m.req, (id, payment), &mut o)
-                }
-                (NodeId::Client, Payload::Response(r)) => self.client.on_response(r, &mut o),
-                (
-                    NodeId::Broker,
-                    Payload::Produce {
-                        producer,
-                        seq,
-                        msg_id,
-                        amount,
-                    },
-                ) => self
-                    .broker
-                    .on_produce(m.from, (producer, seq, msg_id, amount), &mut o),
-                (NodeId::Broker, Payload::CommitOffset { offset }) => {
-                    self.broker
-                        .on_commit(offset, &mut self.session_timer, &mut o)
-                }
-                _ => {}
-            },
+            }
             Event::ClientStart(op) => self.client.start(op, &mut o),
             Event::ClientTimeout { op, lane, attempt } => {
                 answer = self.client.timed_out(op, lane, attempt, &mut o)
