@@ -9,18 +9,17 @@
 //! the reader switches language does it fetch the other language's header and prose
 //! (`ui::lesson`).
 
-use crate::html::Markup;
+use crate::html::{Html, Markup};
 use crate::lesson::fragment::page_file;
 use crate::lesson::{ui, Lang};
 use crate::narrate::{count, fill};
 use crate::params::{echo, first_notices, Notice, Params};
 use crate::ui::act::Act;
-use crate::ui::controls::{self, Controls};
-use crate::ui::lesson::{Learn, LessonPart, Part};
-use crate::ui::listen;
-use crate::ui::panes::{Pane, Sequence, StatePane};
+use crate::ui::controls;
+use crate::ui::lesson::{self, Learn, Part};
+use crate::ui::panes::{self, Pane};
 use crate::ui::state::{Lab, Start, STEP_MS};
-use crate::ui::topology::Topology;
+use crate::ui::{listen, topology};
 use gloo_timers::callback::{Interval, Timeout};
 use idem_sim::scenario::Toggle;
 use idem_sim::NodeId;
@@ -28,7 +27,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The language the page was prerendered in (`<html lang>` as the page arrived):
-/// the language of its header and prose. Read before [`App`] changes the attribute.
+/// the language of its header and prose. Read before [`app`] changes the attribute.
 pub fn page_lang() -> Lang {
     document()
         .document_element()
@@ -55,26 +54,28 @@ pub fn mount() {
         }
         return;
     }
-    let place = document()
-        .get_element_by_id("lab")
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
-    match place {
-        Some(el) => {
-            // The page's own content of the lab's place (the no-script text) goes.
-            el.set_text_content(None);
-            leptos::mount::mount_to(el, App).forget();
-        }
-        None => leptos::mount::mount_to_body(App),
+    let place = document().get_element_by_id("lab").or_else(|| {
+        let el = document().create_element("section").ok()?;
+        let _ = el.set_attribute("class", "lab");
+        document().body()?.append_with_node_1(&el).ok()?;
+        Some(el)
+    });
+    let Some(place) = place else { return };
+    // The page's own content of the lab's place (the no-script text) goes.
+    place.set_text_content(None);
+    // Leptos's mount gives the page its reactive owner and starts its executor; the
+    // lab is markup written once ([`grid`]), so it mounts no view of Leptos's.
+    if let Ok(root) = place.clone().dyn_into::<web_sys::HtmlElement>() {
+        leptos::mount::mount_to(root, move || app(place)).forget();
     }
     if let Some(page) = document().get_element_by_id("page") {
         let _ = page.set_attribute("data-testid", "app-ready");
     }
 }
 
-/// The lab, mounted into the page's `#lab`, and the page around it kept in the
-/// reader's language.
-#[component]
-pub fn App() -> impl IntoView {
+/// The lab, mounted into the page's `#lab` (`place`), and the page around it kept in
+/// the reader's language.
+fn app(place: web_sys::Element) {
     let start = read_start();
     let to_lab = start.to_lab;
     let lab = Lab::new(start);
@@ -101,7 +102,7 @@ pub fn App() -> impl IntoView {
             }
         }
     }
-    Effect::new(move |_| {
+    crate::ui::effect(move || {
         let lang = lab.lang.get();
         document().set_title(ui(lang).title());
         if let Some(html) = document().document_element() {
@@ -109,38 +110,32 @@ pub fn App() -> impl IntoView {
             let _ = html.class_list().toggle_with_force("embed", lab.embed);
         }
     });
-    // The lab is built anew when the language changes, so every label is plain text.
-    move || {
+    let notices = notices(lab);
+    // The lab is written anew when the language changes, so every label is plain text,
+    // and for each scenario (which panes and controls exist is fixed per scenario). The
+    // effects [`grid`] makes are this effect's: each writing ends those of the one before.
+    let frame = RenderEffect::new(move |_: Option<()>| {
         lab.lang.track();
-        untrack(|| view! { <Notices/> <LabArea/> })
-    }
-}
-
-/// The lab for the current scenario; built anew for each scenario (which panes and
-/// controls exist is fixed per scenario).
-#[component]
-fn LabArea() -> impl IntoView {
-    let lab = crate::ui::context::<Lab>();
-    move || {
         // Read, not only tracked: a memo that nobody has read yet is computed by its
         // first reader, and that counts as a change to whoever only tracked it (the lab
         // was built twice at start: the grid again in the effects' microtask).
         lab.scenario.get();
         lab.opened.track();
-        untrack(|| view! { <LabGrid/> })
-    }
+        untrack(|| grid(lab, learn, &place, &notices));
+    });
+    // For the page's life.
+    std::mem::forget(frame);
 }
 
-/// The lab for the current scenario: the topology and controls, the state panes, the diagram.
-#[component]
-fn LabGrid() -> impl IntoView {
-    let lab = crate::ui::context::<Lab>();
+/// The lab for the current scenario, written into `place` at once: the topology and
+/// controls, the state panes, the diagram, the lesson's parts; then the effects that
+/// keep each in step with the lab. The notices (`notices`) keep their place.
+fn grid(lab: Lab, learn: Learn, place: &web_sys::Element, notices: &web_sys::Element) {
     let ui = lab.ui();
     let nodes = lab.run.with_untracked(|r| r.scenario.nodes());
     let offered: Vec<Toggle> = lab
         .run
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
-    controls::patch(lab);
     let id = lab.scenario.get_untracked();
     let client = nodes.contains(&NodeId::Client);
     // The client's policy as numbers, under the switches that preset it.
@@ -152,9 +147,6 @@ fn LabGrid() -> impl IntoView {
     } else {
         Markup::default()
     };
-    // A search of the lab this one replaces would fill its panel; its comparison ends.
-    crate::ui::explore::reset(lab);
-    let pane = |n: NodeId, p: Pane| nodes.contains(&n).then(|| view! { <StatePane pane=p/> });
     // One idea at a time: the scenario opens with playback and the one fault it is
     // about; the defences, the client's variants and policy, the other faults and
     // the explorer wait in sections the reader opens.
@@ -188,58 +180,107 @@ fn LabGrid() -> impl IntoView {
     ]
     .into_iter()
     .collect::<Markup>();
+    let side: Vec<Pane> = [
+        (NodeId::Client, Pane::Client),
+        (NodeId::Redis, Pane::Redis),
+        (NodeId::Postgres, Pane::Postgres),
+        (NodeId::Processor, Pane::Processor),
+        (NodeId::Broker, Pane::Broker),
+    ]
+    .into_iter()
+    .filter(|(n, p)| *p == Pane::Postgres || nodes.contains(n))
+    .map(|(_, p)| p)
+    .collect();
+    // Static markup, written once; its state is kept by `controls::patch`.
+    let controls = |h: &mut Html, m: &Markup| {
+        h.open("div", &[("class", "contents")]);
+        h.markup(m).close("div");
+    };
     // The words beside the picture: the step's narration right under the topology
     // (above playback), the sequence diagram beside them from 1280 px; the outcome at
     // the top of the last column (on a phone, a compact line that sticks to the
     // bottom edge under the narration and playback).
-    view! {
-        <Controls html=controls::lab_head(ui, lab.lang.get_untracked(), id)/>
-        // Two sets of defences side by side (`explore::follow`): the sentence that names
-        // both and where they part (the comparison's worker writes it) over both runs.
-        <div id="xc" class="compare__said"></div>
-        <div class="lab__grid">
-            <div class="lab__main">
-                <Topology/>
-                <StatePane pane=Pane::Narration/>
-                <Controls html=controls::playback(ui)/>
-                <LessonPart part=Part::Predict/>
-                <Controls html=controls::faults(ui, &[lead]) + &sections/>
-            </div>
-            <div class="lab__side">
-                <StatePane pane=Pane::Outcome/>
-                {pane(NodeId::Client, Pane::Client)}
-                {pane(NodeId::Redis, Pane::Redis)}
-                <StatePane pane=Pane::Postgres/>
-                {pane(NodeId::Processor, Pane::Processor)}
-                {pane(NodeId::Broker, Pane::Broker)}
-            </div>
-            <div class="lab__seq">
-                <Sequence/>
-                <LessonPart part=Part::Code/>
-            </div>
-        </div>
-        // On a phone the two runs take turns: this switch flips between them (style/main.css).
-        <label class="switch compare__flip">
-            <input type="checkbox" data-testid="compare-flip"/>
-            <span>{ui.cmp_flip()}</span>
-        </label>
-        <div class="compare" id="xv" data-testid="compare"></div>
-        <div class="lab__text">
-            <LessonPart part=Part::About/>
-            <LessonPart part=Part::Progress/>
-        </div>
+    let mut h = Html::new();
+    controls(
+        &mut h,
+        &controls::lab_head(ui, lab.lang.get_untracked(), id),
+    );
+    // Two sets of defences side by side (`explore::follow`): the sentence that names
+    // both and where they part (the comparison's worker writes it) over both runs.
+    h.el("div", &[("id", "xc"), ("class", "compare__said")], "");
+    h.open("div", &[("class", "lab__grid")]);
+    h.open("div", &[("class", "lab__main")]);
+    topology::frame(&mut h, ui);
+    Pane::Narration.frame(&mut h, ui);
+    controls(&mut h, &controls::playback(ui));
+    Part::Predict.frame(&mut h);
+    controls(&mut h, &(controls::faults(ui, &[lead]) + &sections));
+    h.close("div");
+    h.open("div", &[("class", "lab__side")]);
+    Pane::Outcome.frame(&mut h, ui);
+    for p in &side {
+        p.frame(&mut h, ui);
+    }
+    h.close("div");
+    h.open("div", &[("class", "lab__seq")]);
+    panes::sequence_frame(&mut h, ui);
+    Part::Code.frame(&mut h);
+    h.close("div").close("div");
+    // On a phone the two runs take turns: this switch flips between them (style/main.css).
+    h.open("label", &[("class", "switch compare__flip")]);
+    h.void(
+        "input",
+        &[("type", "checkbox"), ("data-testid", "compare-flip")],
+    );
+    h.el("span", &[], ui.cmp_flip());
+    h.close("label");
+    h.el(
+        "div",
+        &[
+            ("class", "compare"),
+            ("id", "xv"),
+            ("data-testid", "compare"),
+        ],
+        "",
+    );
+    h.open("div", &[("class", "lab__text")]);
+    Part::About.frame(&mut h);
+    Part::Progress.frame(&mut h);
+    h.close("div");
+    // The notices stay where they are, unless they were in the lab written over: then
+    // they go first in it (where they start).
+    let first = notices.parent_node().is_none() || place.contains(Some(notices));
+    crate::ui::set_inner(place, &h.finish());
+    if first {
+        let _ = place.prepend_with_node_1(notices);
+    }
+    controls::patch(lab);
+    // A search of the lab this one replaces would fill its panel; its comparison ends.
+    crate::ui::explore::reset(lab);
+    topology::follow(lab, place);
+    let mut all = vec![Pane::Narration, Pane::Outcome];
+    all.extend(side);
+    panes::follow(lab, place, all);
+    panes::sequence(lab, place);
+    for part in [Part::Predict, Part::Code, Part::About, Part::Progress] {
+        lesson::follow_part(lab, learn, part, place);
     }
 }
 
 /// Notices (fallbacks of the link, refused commands, "Link copied"), dismissable.
 /// One element, moved beside the control the reader last used
 /// ([`controls::place_notices`]), so they appear where the reader is.
-#[component]
-fn Notices() -> impl IntoView {
-    let lab = crate::ui::context::<Lab>();
-    let ui = lab.ui();
-    let markup = move || {
-        lab.notices.with(|list| {
+fn notices(lab: Lab) -> web_sys::Element {
+    let el = document()
+        .create_element("div")
+        .expect("a document makes elements");
+    let _ = el.set_attribute("role", "status");
+    let _ = el.set_attribute("id", "notices");
+    let node = el.clone();
+    crate::ui::effect(move || {
+        lab.lang.track();
+        let ui = lab.ui();
+        let m = lab.notices.with(|list| {
             if list.is_empty() {
                 return Markup::default();
             }
@@ -263,17 +304,11 @@ fn Notices() -> impl IntoView {
             );
             h.close("div");
             h.finish()
-        })
-    };
-    // Held here: moved into the lab, the element may leave the document with it.
-    let node = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
-        lab.notices.track();
-        if let Some(el) = node.get_untracked() {
-            controls::place_notices(&el);
-        }
+        });
+        crate::ui::set_inner(&node, &m);
+        controls::place_notices(&node);
     });
-    view! { <div role="status" id="notices" node_ref=node inner_html=crate::ui::markup(markup)></div> }
+    el
 }
 
 /// Reads the URL and the browser once, at start-up.
@@ -358,7 +393,7 @@ fn random_seed() -> u64 {
 
 /// Keeps the address bar in step with what the reader sees, so a copied link restores it.
 fn sync_url(lab: Lab) {
-    Effect::new(move |_| {
+    crate::ui::effect(move || {
         let id = lab.scenario.get();
         let k = lab.cursor.get();
         let lang = lab.lang.get();
@@ -397,7 +432,7 @@ fn sync_url(lab: Lab) {
 /// never leaves a timer behind. After each step the lesson follows (`Learn::moved`).
 fn play_timer(lab: Lab, learn: Learn) {
     let timer = StoredValue::new_local(None::<Interval>);
-    Effect::new(move |_| {
+    crate::ui::effect(move || {
         let next = lab.playing.get().then(|| {
             let every = (STEP_MS / lab.speed.get()) as u32;
             Interval::new(every, move || {

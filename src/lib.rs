@@ -2,8 +2,8 @@
 //! idempotency. The simulation itself lives in the `idem-sim` crate (`sim/`);
 //! this crate renders its state and trace and sends it the reader's commands.
 //!
-//! - [`app`]: the root component; reads the URL and the browser once.
-//! - [`ui`]: the lab's components and its state ([`ui::state::Lab`]).
+//! - [`app`]: the root; reads the URL and the browser once, writes the lab's markup.
+//! - [`ui`]: the lab's parts and its state ([`ui::state::Lab`]).
 //! - [`lesson`]: every text of the page, in Russian and English, as data.
 //! - [`render`]: the state panes, narration, outcome and sequence diagram as markup.
 //! - [`crash`]: the panic hook's friendly failure box.

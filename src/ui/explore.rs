@@ -54,7 +54,7 @@ thread_local! {
 /// all on at first).
 pub fn panel(ui: &Ui, offered: &[Toggle], scenario: ScenarioId) -> Markup {
     let mut h = Html::new();
-    // In the section "What else could happen?" (`app::LabGrid`), which names it.
+    // In the section "What else could happen?" (`app::grid`), which names it.
     h.open("div", &[("class", "explore")]);
     h.open("div", &[("class", "explore__bar")]);
     h.el(
@@ -237,7 +237,7 @@ pub fn reset(lab: Lab) {
 /// change, asks the comparison's worker again (the same request is not sent
 /// twice: it does not depend on the step).
 fn follow(lab: Lab) {
-    Effect::new(move |_| {
+    crate::ui::effect(move || {
         let views = compared(lab);
         if let Some(el) = document().get_element_by_id("xv") {
             super::set_inner(&el, &views);

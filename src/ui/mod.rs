@@ -1,4 +1,5 @@
-//! The lab's components. Each reads the [`state::Lab`] from context.
+//! The lab's parts. The lab's markup is written once per scenario and language
+//! (`app::grid`); each part keeps its place in step with the [`state::Lab`] by effects.
 
 pub mod act;
 pub mod controls;
@@ -10,6 +11,7 @@ pub mod state;
 pub mod topology;
 
 use crate::html::Markup;
+use leptos::prelude::Effect;
 
 /// A value the page provides to its components (the [`state::Lab`], the
 /// [`lesson::Learn`]: `app` provides both, once, before it builds a view). Not
@@ -52,6 +54,14 @@ pub fn context<T: Provided>() -> T {
         .expect("the page provides the lab's context")
 }
 
+/// An effect: `f` runs (after the current task) and again whenever a signal it read
+/// changes. Every effect of the page is this one (`f` boxed), so the module holds one
+/// copy of Leptos's effect machinery instead of one per closure (issue 28, item 5).
+pub fn effect(f: impl Fn() + 'static) {
+    let f: Box<dyn Fn()> = Box::new(f);
+    Effect::new(move |_| f());
+}
+
 /// The element of the event's target matching `selector`, itself or an ancestor: how
 /// the page's one delegated listener finds what an event is for.
 pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {
@@ -65,16 +75,6 @@ pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> 
 
 // The page's only ways into `innerHTML`: each takes a [`Markup`] (escaped by
 // construction). `tests/markup.rs` fails if any other code writes markup.
-
-/// Reactive markup for a view's `inner_html`: `inner_html=markup(move || …)`.
-pub fn markup(f: impl Fn() -> Markup + 'static) -> impl Fn() -> String + 'static {
-    move || f().into_string()
-}
-
-/// Fixed markup for a view's `inner_html`, written once.
-pub fn fixed(m: Markup) -> String {
-    m.into_string()
-}
 
 /// Writes `m` as `el`'s content.
 pub fn set_inner(el: &web_sys::Element, m: &Markup) {
@@ -91,11 +91,20 @@ mod tests {
     /// Every `Effect::new` body of the page's sources, with its file.
     fn effects() -> Vec<(String, String)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let opener = concat!("Effect", "::new(");
         let mut out = Vec::new();
         for (p, src) in crate::source_files(&root) {
-            for (i, _) in src.match_indices(opener) {
-                let body = &src[i + opener.len()..];
+            // Leptos's `Effect::new` itself, and the page's effects made by `ui::effect`.
+            let openers = [concat!("Effect", "::new("), concat!("effect", "(move")];
+            let starts = openers.iter().flat_map(|o| {
+                let skip = if o.ends_with("(move") {
+                    o.len() - 4
+                } else {
+                    o.len()
+                };
+                src.match_indices(o).map(move |(i, _)| i + skip)
+            });
+            for start in starts.collect::<Vec<_>>() {
+                let body = &src[start..];
                 let mut depth = 1;
                 let end = body
                     .char_indices()

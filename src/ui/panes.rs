@@ -1,12 +1,14 @@
 //! The state panes, narration, outcome and sequence diagram on the page.
-//! Each is one reactive piece of markup rendered by [`crate::render`] from
-//! the simulation's world and trace.
+//! Each is a place written once with the lab, filled by an effect with markup
+//! rendered by [`crate::render`] from the simulation's world and trace.
 
 use super::act::Action;
 use super::state::Lab;
-use crate::html::Markup;
+use crate::html::Html;
+use crate::lesson::Ui;
 use crate::render;
 use leptos::prelude::*;
+use web_sys::Element;
 
 /// Which pane.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,74 +22,136 @@ pub enum Pane {
     Narration,
 }
 
-/// One state pane, re-rendered when the step changes.
-#[component]
-pub fn StatePane(
-    /// Which pane to draw.
-    pane: Pane,
-) -> impl IntoView {
-    let lab = super::context::<Lab>();
-    let ui = lab.ui();
-    let (class, testid) = match pane {
-        Pane::Redis => ("pane pane--redis", "pane-redis"),
-        Pane::Postgres => ("pane pane--postgres", "pane-postgres"),
-        Pane::Processor => ("pane pane--processor", "pane-processor"),
-        Pane::Broker => ("pane pane--broker", "pane-broker"),
-        Pane::Client => ("pane pane--client", "pane-client"),
-        Pane::Outcome => ("pane pane--outcome", "outcome"),
-        Pane::Narration => ("pane pane--narration", "narration"),
-    };
-    let markup = move || {
-        // Only the narration is the lab's core (`Lab::whole`).
-        if pane != Pane::Narration && !lab.whole.get() {
-            return Markup::default();
+impl Pane {
+    /// Its class and test id.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Pane::Redis => ("pane pane--redis", "pane-redis"),
+            Pane::Postgres => ("pane pane--postgres", "pane-postgres"),
+            Pane::Processor => ("pane pane--processor", "pane-processor"),
+            Pane::Broker => ("pane pane--broker", "pane-broker"),
+            Pane::Client => ("pane pane--client", "pane-client"),
+            Pane::Outcome => ("pane pane--outcome", "outcome"),
+            Pane::Narration => ("pane pane--narration", "narration"),
         }
-        lab.world.with(|w| {
-            lab.record.with(|rec| match pane {
-                Pane::Redis => render::redis(ui, w, rec.as_ref()),
-                Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
-                Pane::Processor => render::processor(ui, w),
-                Pane::Broker => render::broker(ui, w),
-                Pane::Client => render::client(ui, w),
-                Pane::Outcome => render::outcome(ui, w),
-                Pane::Narration => render::narration(ui, rec.as_ref(), w),
-            })
-        })
-    };
-    if pane == Pane::Narration {
-        let clock = move || lab.world.with(|w| crate::narrate::duration(ui, w.now));
-        return view! {
-            <section class=class data-testid=testid>
-                <h3>
-                    {ui.pane_narration()}
-                    <span class="muted clock" data-testid="clock">
-                        {clock}
-                    </span>
-                </h3>
-                <div aria-live="polite" aria-atomic="true" inner_html=super::markup(markup)></div>
-            </section>
-        }
-        .into_any();
     }
-    view! { <section class=class data-testid=testid inner_html=super::markup(markup)></section> }
-        .into_any()
+
+    /// The pane's place, written once with the lab (`app::grid`); [`follow`] fills it.
+    pub fn frame(self, h: &mut Html, ui: &Ui) {
+        let (class, testid) = self.names();
+        h.open("section", &[("class", class), ("data-testid", testid)]);
+        if self == Pane::Narration {
+            h.open("h3", &[]).text(ui.pane_narration());
+            h.el(
+                "span",
+                &[("class", "muted clock"), ("data-testid", "clock")],
+                "",
+            );
+            h.close("h3");
+            h.el(
+                "div",
+                &[("aria-live", "polite"), ("aria-atomic", "true")],
+                "",
+            );
+        }
+        h.close("section");
+    }
 }
 
-/// The sequence diagram; clicking an arrow jumps to the step that sent it.
-#[component]
-pub fn Sequence() -> impl IntoView {
-    let lab = super::context::<Lab>();
+/// Keeps the state panes of `panes` (in `place`, the lab) drawn at the step shown:
+/// one effect for all of them, which all follow the step.
+pub fn follow(lab: Lab, place: &Element, panes: Vec<Pane>) {
+    let ui = lab.ui();
+    let found: Vec<(Pane, Element)> = panes
+        .into_iter()
+        .filter_map(|p| {
+            let sel = format!("[data-testid={}]", p.names().1);
+            let el = place.query_selector(&sel).ok().flatten()?;
+            Some((p, el))
+        })
+        .collect();
+    super::effect(move || {
+        // Only the narration is the lab's core (`Lab::whole`).
+        let whole = lab.whole.get();
+        lab.world.with(|w| {
+            lab.record.with(|rec| {
+                for (pane, el) in &found {
+                    let m = match pane {
+                        _ if *pane != Pane::Narration && !whole => continue,
+                        Pane::Redis => render::redis(ui, w, rec.as_ref()),
+                        Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
+                        Pane::Processor => render::processor(ui, w),
+                        Pane::Broker => render::broker(ui, w),
+                        Pane::Client => render::client(ui, w),
+                        Pane::Outcome => render::outcome(ui, w),
+                        Pane::Narration => {
+                            let clock = el.query_selector(".clock").ok().flatten();
+                            if let Some(c) = clock {
+                                c.set_text_content(Some(&crate::narrate::duration(ui, w.now)));
+                            }
+                            let words = el.query_selector("[aria-live]").ok().flatten();
+                            if let Some(d) = words {
+                                super::set_inner(&d, &render::narration(ui, rec.as_ref(), w));
+                            }
+                            continue;
+                        }
+                    };
+                    super::set_inner(el, &m);
+                }
+            })
+        })
+    });
+}
+
+/// The sequence diagram's pane, written once with the lab (`app::grid`); [`sequence`]
+/// draws the diagram.
+pub fn sequence_frame(h: &mut Html, ui: &Ui) {
+    h.open(
+        "section",
+        &[
+            ("class", "pane pane--sequence"),
+            ("data-testid", "pane-sequence"),
+        ],
+    );
+    h.el("h3", &[], ui.pane_sequence());
+    h.el("p", &[("class", "hint muted")], ui.sequence_hint());
+    // One Tab stop: the arrows are reached with the arrow keys ([`arrow_key`]).
+    h.el(
+        "div",
+        &[
+            ("class", "sequence"),
+            ("tabindex", "0"),
+            ("role", "region"),
+            ("aria-label", ui.pane_sequence()),
+        ],
+        "",
+    );
+    h.el(
+        "p",
+        &[("class", "hint muted"), ("data-testid", "seq-legend")],
+        ui.seq_legend(),
+    );
+    h.open("div", &[("class", "contents")]);
+    h.markup(&super::controls::future_switch(ui)).close("div");
+    h.close("section");
+}
+
+/// The sequence diagram (in `place`, the lab); clicking an arrow jumps to the step that sent it.
+pub fn sequence(lab: Lab, place: &Element) {
     let future = lab.future;
     // A new diagram (another scenario, another language) starts without the future,
-    // as its switch in the playback bar does (both are built with the lab's grid).
+    // as its switch in the playback bar does (both are written with the lab's grid).
     future.set(false);
     let ui = lab.ui();
-    let markup = move || {
+    let Some(el) = place.query_selector(".sequence").ok().flatten() else {
+        return;
+    };
+    super::effect(move || {
         let k = lab.cursor.get();
         if !lab.whole.get() {
-            return Markup::default();
+            return;
         }
-        lab.run.with(|r| {
+        let m = lab.run.with(|r| {
             render::sequence(
                 ui,
                 &r.trace,
@@ -97,20 +161,25 @@ pub fn Sequence() -> impl IntoView {
                 future.get(),
                 Some(lab.mark.get()).filter(|k| *k > 0),
             )
-        })
-    };
+        });
+        super::set_inner(&el, &m);
+    });
     // Keep the current step in view (the scroll position is the DOM's, not state). A new
     // diagram is at its top already: setting that again would force a layout of the whole
     // page while it loads (about as long as the lab's mounting).
     // (Again once the diagram is drawn, if the page started without it: `Lab::whole`.)
-    Effect::new(move |old: Option<i32>| {
+    let old = std::cell::Cell::new(None::<i32>);
+    super::effect(move || {
         let y = (render::sequence_y(lab.cursor.get()) - 120.0).max(0.0) as i32;
-        if !lab.whole.get() {
-            return -1;
+        // The last run's `y`, -1 while the diagram was not drawn (a `Cell`, not a signal).
+        let whole = lab.whole.get();
+        let before = old.replace(Some(if whole { y } else { -1 }));
+        if !whole {
+            return;
         }
         if let (Ok(all), true) = (
             document().query_selector_all(".sequence"),
-            old.is_some_and(|o| o >= 0) || y > 0,
+            before.is_some_and(|o| o >= 0) || y > 0,
         ) {
             use wasm_bindgen::JsCast;
             // The run compared side by side has one too (`explore::compared`).
@@ -123,18 +192,7 @@ pub fn Sequence() -> impl IntoView {
                 }
             }
         }
-        y
     });
-    // One Tab stop: the arrows are reached with the arrow keys ([`on_event`]).
-    view! {
-        <section class="pane pane--sequence" data-testid="pane-sequence">
-            <h3>{ui.pane_sequence()}</h3>
-            <p class="hint muted">{ui.sequence_hint()}</p>
-            <div class="sequence" tabindex="0" role="region" aria-label=ui.pane_sequence() inner_html=super::markup(markup)></div>
-            <p class="hint muted" data-testid="seq-legend">{ui.seq_legend()}</p>
-            <div class="contents" inner_html=super::fixed(super::controls::future_switch(ui))></div>
-        </section>
-    }
 }
 
 /// A click on an arrow or a mark of the sequence diagram, or Enter or Space on a

@@ -60,7 +60,7 @@ pub struct Lab {
     /// The whole lab is drawn: false only while the page starts, when the lab's core
     /// (controls, topology, narration) is built in the module's first task and the
     /// panes, the diagram and the lesson's parts in a task after the next frame
-    /// (`app::App`), so the reader can act sooner. A scenario or language opened
+    /// (`app::app`), so the reader can act sooner. A scenario or language opened
     /// later is built whole.
     pub whole: RwSignal<bool>,
     anim_gen: StoredValue<u32>,
@@ -149,7 +149,7 @@ impl Lab {
     }
 
     /// The UI text in the current language. Not reactive: the page is built
-    /// anew when the language changes (see `app::App`), so labels are plain text.
+    /// anew when the language changes (see `app::grid`), so labels are plain text.
     pub fn ui(&self) -> &'static Ui {
         ui(self.lang.get_untracked())
     }

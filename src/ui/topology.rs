@@ -1,24 +1,38 @@
-//! The topology on the page: its markup comes from [`crate::render::topology`]
-//! once per step; between steps, an effect moves each message along its link
+//! The topology on the page: its place is written once with the lab, its markup
+//! comes from [`crate::render::topology`] once per step; between steps, an effect moves each message along its link
 //! as the glide progresses (only `transform` and `class` change per frame).
 //! Clicks and keys on a message ([`Action::Lose`]) reach it through the page's one
 //! listener ([`lose`]).
 
 use super::act::{Act, Action};
 use super::state::Lab;
-use crate::html::tenths;
+use crate::html::{tenths, Html};
 use crate::layout::{Layout, TAG_RISE};
+use crate::lesson::Ui;
 use crate::render;
 use idem_sim::net::Fate;
 use idem_sim::{Command, MsgId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::Element;
 
-/// The animated system graph. Click a message in flight to lose it.
-#[component]
-pub fn Topology() -> impl IntoView {
-    let lab = super::context::<Lab>();
+/// The graph's place, written once with the lab (`app::grid`); [`follow`] draws in it.
+pub fn frame(h: &mut Html, ui: &Ui) {
+    h.open(
+        "figure",
+        &[("class", "topology"), ("data-testid", "topology")],
+    );
+    h.el("div", &[("class", "topology__canvas")], "");
+    h.el("figcaption", &[("class", "hint muted")], ui.topology_hint());
+    h.close("figure");
+}
+
+/// The animated system graph (in `place`, the lab). Click a message in flight to lose it.
+pub fn follow(lab: Lab, place: &Element) {
     let ui = lab.ui();
+    let Some(canvas) = place.query_selector(".topology__canvas").ok().flatten() else {
+        return;
+    };
     // The nodes are fixed per scenario (the lab is built anew for each); the orientation follows the width.
     let layout = move || {
         Layout::new(
@@ -26,26 +40,21 @@ pub fn Topology() -> impl IntoView {
             lab.tall.get(),
         )
     };
-    let markup = move || {
+    let el = canvas.clone();
+    super::effect(move || {
         let l = layout();
-        lab.prev.with(|p| {
+        let m = lab.prev.with(|p| {
             lab.world.with(|w| {
                 lab.record
                     .with(|r| render::topology(ui, &l, p, w, r.as_ref(), lab.anim.get_untracked()))
             })
-        })
-    };
+        });
+        super::set_inner(&el, &m);
+    });
     // Per frame: move the messages (the DOM is outside the reactive state).
-    Effect::new(move |_| {
+    super::effect(move || {
         let anim = lab.anim.get();
-        let Some(el) = document()
-            .query_selector(".topology__canvas")
-            .ok()
-            .flatten()
-        else {
-            return;
-        };
-        let Ok(nodes) = el.query_selector_all(Act::Lose.selector()) else {
+        let Ok(nodes) = canvas.query_selector_all(Act::Lose.selector()) else {
             return;
         };
         let (t0, t1) = (lab.prev.with(|w| w.now.0), lab.world.with(|w| w.now.0));
@@ -93,12 +102,6 @@ pub fn Topology() -> impl IntoView {
             })
         });
     });
-    view! {
-        <figure class="topology" data-testid="topology">
-            <div class="topology__canvas" inner_html=super::markup(markup)></div>
-            <figcaption class="hint muted">{ui.topology_hint()}</figcaption>
-        </figure>
-    }
 }
 
 /// Loses message `id` if it is still in flight (a click on it, or Enter or Space on

@@ -563,7 +563,7 @@ mod tests {
         for s in idem_sim::scenario::all() {
             let nodes = s.nodes();
             let offered: Vec<Toggle> = s.toggles.iter().map(|(t, _)| *t).collect();
-            // What the lab writes for the scenario (`app::LabGrid`).
+            // What the lab writes for the scenario (`app::grid`).
             let mut html = lab_head(ui, Lang::En, s.id).to_string();
             html += &playback(ui);
             html += &future_switch(ui);

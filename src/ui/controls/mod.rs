@@ -19,15 +19,3 @@ pub use commands::*;
 pub use markup::*;
 pub use patch::patch;
 pub use share::*;
-
-use crate::html::Markup;
-use leptos::prelude::*;
-
-/// Static markup, written once; its state is kept by [`patch`].
-#[component]
-pub fn Controls(
-    /// The controls' markup.
-    html: Markup,
-) -> impl IntoView {
-    view! { <div class="contents" inner_html=super::fixed(html)></div> }
-}

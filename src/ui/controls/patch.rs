@@ -51,7 +51,7 @@ fn disable(c: Ctl, off: bool) {
 /// Keeps the controls' state in step with the lab: re-runs whenever what they show changes.
 pub fn patch(lab: Lab) {
     let ui = lab.ui();
-    Effect::new(move |_| {
+    crate::ui::effect(move || {
         let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
         disable(Ctl::Back, k == 0);
         // At the start of a run the reader has not changed, a restart would change nothing.

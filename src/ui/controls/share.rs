@@ -109,7 +109,7 @@ pub fn place_notices(el: &Element) {
     let Some(at) = own.or_else(|| find(sel)).or_else(|| find(".lab__head")) else {
         return;
     };
-    // A control's group is its `Controls` wrapper (see [`Controls`]); inside a section
+    // A control's group is its `div.contents` wrapper (`app::grid`); inside a section
     // the reader opened, the group itself.
     let at = match at.parent_element() {
         Some(p) if group && p.class_list().contains("contents") => p,

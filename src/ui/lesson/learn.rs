@@ -66,7 +66,7 @@ impl Learn {
             at_end: RwSignal::new(false),
         };
         // The progress goes out to the browser's storage and to the LMS.
-        Effect::new(move |_| {
+        crate::ui::effect(move || {
             learn.progress.with(|p| {
                 let text = p.to_text();
                 if let Some(s) = &storage {

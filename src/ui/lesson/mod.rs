@@ -31,6 +31,6 @@ pub use commands::{check, clear, go_on, open_link, recalc, set_predict, storage}
 pub use fetch::{fetch_text, switch};
 pub use focus::{focus_later, lab_into_view};
 pub use learn::{Ask, Learn};
-pub use part::{LessonPart, Part};
+pub use part::{follow as follow_part, Part};
 pub use progress_panel::progress;
 pub use question::predict;

@@ -1,5 +1,5 @@
-//! The lesson's pieces of markup in the lab, each re-rendered when what it shows
-//! changes: the handler's code with the current line, the question, the
+//! The lesson's pieces of markup in the lab, each a place written once with the
+//! lab and re-rendered when what it shows changes: the handler's code with the current line, the question, the
 //! scenario's explanation, the progress.
 
 use super::commands::fix_verdict;
@@ -10,6 +10,7 @@ use crate::html::{Html, Markup};
 use crate::lesson::codemap;
 use crate::ui::state::Lab;
 use leptos::prelude::*;
+use web_sys::Element;
 
 /// The lesson's pieces of markup on the page.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -24,18 +25,32 @@ pub enum Part {
     Progress,
 }
 
-/// One piece of the lesson's markup, re-rendered when what it shows changes.
-#[component]
-pub fn LessonPart(part: Part) -> impl IntoView {
-    let lab = crate::ui::context::<Lab>();
-    let learn = crate::ui::context::<Learn>();
+impl Part {
+    /// Its class and test id.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Part::Code => ("pane pane--code", "code-pane"),
+            Part::Predict => ("predict-slot", "predict-slot"),
+            Part::About => ("about", "about"),
+            Part::Progress => ("progress", "progress"),
+        }
+    }
+
+    /// The part's place, written once with the lab (`app::grid`); [`follow`] fills it.
+    pub fn frame(self, h: &mut Html) {
+        let (class, testid) = self.names();
+        h.el("div", &[("class", class), ("data-testid", testid)], "");
+    }
+}
+
+/// Keeps a piece of the lesson's markup (in `place`, the lab) drawn, re-rendered
+/// when what it shows changes.
+pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
     let ui = lab.ui();
     let id = lab.scenario.get_untracked();
-    let (class, testid) = match part {
-        Part::Code => ("pane pane--code", "code-pane"),
-        Part::Predict => ("predict-slot", "predict-slot"),
-        Part::About => ("about", "about"),
-        Part::Progress => ("progress", "progress"),
+    let sel = format!("[data-testid={}]", part.names().1);
+    let Some(el) = place.query_selector(&sel).ok().flatten() else {
+        return;
     };
     let markup = move || match part {
         // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
@@ -108,5 +123,5 @@ pub fn LessonPart(part: Part) -> impl IntoView {
             .progress
             .with(|p| progress(ui, p, lab.lang.get_untracked())),
     };
-    view! { <div class=class data-testid=testid inner_html=crate::ui::markup(markup)></div> }
+    crate::ui::effect(move || crate::ui::set_inner(&el, &markup()));
 }
