@@ -544,14 +544,26 @@ impl Paths<'_> {
                 self.rules,
                 &mut choices,
             );
-            let mut taken = None;
-            successors(w, &mut choices, &mut hs, |i, c, next| {
-                if i == usize::from(pick) {
-                    taken = Some((c, next));
+            let pick = usize::from(pick);
+            let (c, next) = match choices.get(pick) {
+                // A listed choice is taken alone: the successors before it
+                // only add races after the list.
+                Some(&c) => {
+                    w.take(&c, &mut hs);
+                    hs.clear();
+                    (c, w)
                 }
-                taken.is_none()
-            });
-            let (c, next) = taken.expect("a node's choice is among its parent's");
+                None => {
+                    let mut taken = None;
+                    successors(w, &mut choices, &mut hs, |i, c, next| {
+                        if i == pick {
+                            taken = Some((c, next));
+                        }
+                        taken.is_none()
+                    });
+                    taken.expect("a node's choice is among its parent's")
+                }
+            };
             path.push(c);
             used = used.after(&c);
             w = next;
