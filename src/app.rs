@@ -87,8 +87,13 @@ fn app(place: web_sys::Element) {
     play_timer(lab, learn);
     // The lab's core is built in this task; the panes, the diagram and the lesson's parts
     // in a task after the next frame (`Lab::whole`), so the core is drawn and answers first.
+    // The scenario's text is fetched then too, and the address bar written (`sync_url`).
     request_animation_frame(move || {
-        Timeout::new(0, move || lab.whole.set(true)).forget();
+        Timeout::new(0, move || {
+            lab.whole.set(true);
+            learn.opened(lab, true);
+        })
+        .forget();
     });
     if lab.embed {
         // Only the lab: the prerendered header and prose go (`boot.js` hid them at once).
@@ -102,7 +107,13 @@ fn app(place: web_sys::Element) {
             }
         }
     }
+    // The page arrives in its language with its title (and `boot.js` marked an embedded
+    // page): written again from the lab's second stage on (`Lab::whole`), not while its
+    // core mounts.
     crate::ui::effect(move || {
+        if !lab.whole.get() {
+            return;
+        }
         let lang = lab.lang.get();
         document().set_title(ui(lang).title());
         if let Some(html) = document().document_element() {
@@ -391,9 +402,14 @@ fn random_seed() -> u64 {
     }
 }
 
-/// Keeps the address bar in step with what the reader sees, so a copied link restores it.
+/// Keeps the address bar in step with what the reader sees, so a copied link restores it:
+/// from the lab's second stage on (`Lab::whole`), not in the task that mounts its core
+/// (the history's `replaceState` and the query's text are not the core's).
 fn sync_url(lab: Lab) {
     crate::ui::effect(move || {
+        if !lab.whole.get() {
+            return;
+        }
         let id = lab.scenario.get();
         let k = lab.cursor.get();
         let lang = lab.lang.get();

@@ -238,6 +238,10 @@ pub fn reset(lab: Lab) {
 /// twice: it does not depend on the step).
 fn follow(lab: Lab) {
     crate::ui::effect(move || {
+        // Nothing is compared while the page starts: from the lab's second stage on.
+        if !lab.whole.get() {
+            return;
+        }
         let views = compared(lab);
         if let Some(el) = document().get_element_by_id("xv") {
             super::set_inner(&el, &views);

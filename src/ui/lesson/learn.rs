@@ -44,7 +44,7 @@ pub struct Learn {
 }
 
 impl Learn {
-    /// Reads the stored progress and starts fetching the text the lab shows. `to_lab`: the link points at the
+    /// Reads the stored progress (the text the lab shows is fetched by [`Learn::opened`]). `to_lab`: the link points at the
     /// lab, so the page scrolls to it once the lab is drawn.
     pub fn new(lab: Lab, to_lab: bool) -> Learn {
         let storage = window().local_storage().ok().flatten();
@@ -65,8 +65,12 @@ impl Learn {
             progress: RwSignal::new(Progress::parse(&stored)),
             at_end: RwSignal::new(false),
         };
-        // The progress goes out to the browser's storage and to the LMS.
+        // The progress goes out to the browser's storage and to the LMS: from the lab's
+        // second stage on (`Lab::whole`), not in the task that mounts its core.
         crate::ui::effect(move || {
+            if !lab.whole.get() {
+                return;
+            }
             learn.progress.with(|p| {
                 let text = p.to_text();
                 if let Some(s) = &storage {
@@ -75,7 +79,8 @@ impl Learn {
                 crate::lms::publish(p, &text);
             });
         });
-        learn.opened(lab, true);
+        // `learn.opened(lab, true)`, which fetches the scenario's text, comes with the
+        // lab's second stage (`app::app`, `Lab::whole`).
         if to_lab {
             // The prose above the lab is in the page already: its place is fixed.
             request_animation_frame(move || lab_into_view(lab));
