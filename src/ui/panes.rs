@@ -73,32 +73,31 @@ pub fn follow(lab: Lab, place: &Element, panes: Vec<Pane>) {
     super::effect(move || {
         // Only the narration is the lab's core (`Lab::whole`).
         let whole = lab.whole.get();
-        lab.world.with(|w| {
-            lab.record.with(|rec| {
-                for (pane, el) in &found {
-                    let m = match pane {
-                        _ if *pane != Pane::Narration && !whole => continue,
-                        Pane::Redis => render::redis(ui, w, rec.as_ref()),
-                        Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
-                        Pane::Processor => render::processor(ui, w),
-                        Pane::Broker => render::broker(ui, w),
-                        Pane::Client => render::client(ui, w),
-                        Pane::Outcome => render::outcome(ui, w),
-                        Pane::Narration => {
-                            let clock = el.query_selector(".clock").ok().flatten();
-                            if let Some(c) = clock {
-                                c.set_text_content(Some(&crate::narrate::duration(ui, w.now)));
-                            }
-                            let words = el.query_selector("[aria-live]").ok().flatten();
-                            if let Some(d) = words {
-                                super::set_inner(&d, &render::narration(ui, rec.as_ref(), w));
-                            }
-                            continue;
+        lab.step.with(|s| {
+            let (w, rec) = (&s.world, &s.record);
+            for (pane, el) in &found {
+                let m = match pane {
+                    _ if *pane != Pane::Narration && !whole => continue,
+                    Pane::Redis => render::redis(ui, w, rec.as_ref()),
+                    Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
+                    Pane::Processor => render::processor(ui, w),
+                    Pane::Broker => render::broker(ui, w),
+                    Pane::Client => render::client(ui, w),
+                    Pane::Outcome => render::outcome(ui, w),
+                    Pane::Narration => {
+                        let clock = el.query_selector(".clock").ok().flatten();
+                        if let Some(c) = clock {
+                            c.set_text_content(Some(&crate::narrate::duration(ui, w.now)));
                         }
-                    };
-                    super::set_inner(el, &m);
-                }
-            })
+                        let words = el.query_selector("[aria-live]").ok().flatten();
+                        if let Some(d) = words {
+                            super::set_inner(&d, &render::narration(ui, rec.as_ref(), w));
+                        }
+                        continue;
+                    }
+                };
+                super::set_inner(el, &m);
+            }
         })
     });
 }

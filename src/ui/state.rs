@@ -43,11 +43,8 @@ pub struct Lab {
     pub future: RwSignal<bool>,
     pub embed: bool,
     pub reduced_motion: bool,
-    /// The world after the current step, and after the one before.
-    pub world: Memo<World>,
-    pub prev: Memo<World>,
-    /// What the current step did (`None` at the start).
-    pub record: Memo<Option<StepRecord>>,
+    /// What the reader's step shows ([`Step`]).
+    pub step: Memo<Step>,
     /// The step the sequence diagram marks: where a run opened from the Explore
     /// panel leaves the reader's; 0 (never a step that differs) marks none, and
     /// any other load clears it. (A `usize` signal, as the cursor: a signal of
@@ -64,6 +61,17 @@ pub struct Lab {
     /// later is built whole.
     pub whole: RwSignal<bool>,
     anim_gen: StoredValue<u32>,
+}
+
+/// What the reader's step shows: one memo, as its three parts change together (each
+/// memo of its own type cost its own copy of Leptos's memo; issue 28, item 5).
+pub struct Step {
+    /// The world after the current step.
+    pub world: World,
+    /// The world after the one before.
+    pub prev: World,
+    /// What the current step did (`None` at the start).
+    pub record: Option<StepRecord>,
 }
 
 /// What the page starts from, read at the edge.
@@ -100,23 +108,13 @@ impl Lab {
         // The run and the cursor change only when the step shown changes (`go` leaves an
         // unchanged cursor alone), so the memos need not compare worlds: a derived
         // `PartialEq` over the whole world costs kilobytes of wasm.
-        let world = Memo::new_with_compare(
-            move |_| run.with(|r| r.state_at(cursor.get())),
-            always_changed,
-        );
-        let prev = Memo::new_with_compare(
-            move |_| run.with(|r| r.state_at(cursor.get().saturating_sub(1))),
-            always_changed,
-        );
-        let record = Memo::new_with_compare(
+        let step = Memo::new_with_compare(
             move |_| {
                 let k = cursor.get();
-                run.with(|r| {
-                    if k == 0 {
-                        None
-                    } else {
-                        r.trace.get(k - 1).cloned()
-                    }
+                run.with(|r| Step {
+                    world: r.state_at(k),
+                    prev: r.state_at(k.saturating_sub(1)),
+                    record: k.checked_sub(1).and_then(|i| r.trace.get(i).cloned()),
                 })
             },
             always_changed,
@@ -138,9 +136,7 @@ impl Lab {
             future: RwSignal::new(false),
             embed: start.embed,
             reduced_motion: start.reduced_motion,
-            world,
-            prev,
-            record,
+            step,
             mark: RwSignal::new(0),
             cmp: RwSignal::new(0),
             whole: RwSignal::new(false),

@@ -43,11 +43,9 @@ pub fn follow(lab: Lab, place: &Element) {
     let el = canvas.clone();
     super::effect(move || {
         let l = layout();
-        let m = lab.prev.with(|p| {
-            lab.world.with(|w| {
-                lab.record
-                    .with(|r| render::topology(ui, &l, p, w, r.as_ref(), lab.anim.get_untracked()))
-            })
+        let m = lab.step.with(|s| {
+            let anim = lab.anim.get_untracked();
+            render::topology(ui, &l, &s.prev, &s.world, s.record.as_ref(), anim)
         });
         super::set_inner(&el, &m);
     });
@@ -57,49 +55,48 @@ pub fn follow(lab: Lab, place: &Element) {
         let Ok(nodes) = canvas.query_selector_all(Act::Lose.selector()) else {
             return;
         };
-        let (t0, t1) = (lab.prev.with(|w| w.now.0), lab.world.with(|w| w.now.0));
         let l = &layout();
-        lab.prev.with(|p| {
-            lab.world.with(|w| {
-                for i in 0..nodes.length() {
-                    let Some(g) = nodes
-                        .item(i)
-                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-                    else {
-                        continue;
-                    };
-                    let Ok(Action::Lose(id)) = Action::parse(&|n| g.get_attribute(n)) else {
-                        continue;
-                    };
-                    // As `render::messages` draws it: the version before this step wins.
-                    let Some(m) = p.msgs.get(&id).or_else(|| w.msgs.get(&id)) else {
-                        continue;
-                    };
-                    let at = l.msg_at(m, t0, t1, anim, w.msgs.contains_key(&id));
-                    let _ = g.set_attribute(
-                        "transform",
-                        &format!("translate({} {})", tenths(at.x), tenths(at.y)),
-                    );
-                    // The tag moves to the side where it covers no node, or hides.
-                    if let Some(t) = g.query_selector(".msg__tag").ok().flatten() {
-                        let w = t
-                            .get_attribute("data-w")
-                            .and_then(|v| v.parse::<u32>().ok())
-                            .unwrap_or(0);
-                        let dx = l.tag_dx(at.x, at.y, f64::from(w));
-                        let _ = t.class_list().toggle_with_force("hidden", dx.is_none());
-                        if let Some(dx) = dx {
-                            let _ = t.set_attribute(
-                                "transform",
-                                &format!("translate({} -{})", tenths(dx), tenths(TAG_RISE)),
-                            );
-                        }
+        lab.step.with(|s| {
+            let (p, w) = (&s.prev, &s.world);
+            let (t0, t1) = (p.now.0, w.now.0);
+            for i in 0..nodes.length() {
+                let Some(g) = nodes
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                else {
+                    continue;
+                };
+                let Ok(Action::Lose(id)) = Action::parse(&|n| g.get_attribute(n)) else {
+                    continue;
+                };
+                // As `render::messages` draws it: the version before this step wins.
+                let Some(m) = p.msgs.get(&id).or_else(|| w.msgs.get(&id)) else {
+                    continue;
+                };
+                let at = l.msg_at(m, t0, t1, anim, w.msgs.contains_key(&id));
+                let _ = g.set_attribute(
+                    "transform",
+                    &format!("translate({} {})", tenths(at.x), tenths(at.y)),
+                );
+                // The tag moves to the side where it covers no node, or hides.
+                if let Some(t) = g.query_selector(".msg__tag").ok().flatten() {
+                    let w = t
+                        .get_attribute("data-w")
+                        .and_then(|v| v.parse::<u32>().ok())
+                        .unwrap_or(0);
+                    let dx = l.tag_dx(at.x, at.y, f64::from(w));
+                    let _ = t.class_list().toggle_with_force("hidden", dx.is_none());
+                    if let Some(dx) = dx {
+                        let _ = t.set_attribute(
+                            "transform",
+                            &format!("translate({} -{})", tenths(dx), tenths(TAG_RISE)),
+                        );
                     }
-                    let cl = g.class_list();
-                    let _ = cl.toggle_with_force("hidden", at.hidden);
-                    let _ = cl.toggle_with_force("msg--lost", at.broken);
                 }
-            })
+                let cl = g.class_list();
+                let _ = cl.toggle_with_force("hidden", at.hidden);
+                let _ = cl.toggle_with_force("msg--lost", at.broken);
+            }
         });
     });
 }
@@ -107,9 +104,12 @@ pub fn follow(lab: Lab, place: &Element) {
 /// Loses message `id` if it is still in flight (a click on it, or Enter or Space on
 /// it: the page's one delegated listener); `false` if it was not.
 pub fn lose(lab: Lab, id: MsgId) -> bool {
-    let live = lab
-        .world
-        .with(|w| w.msgs.get(&id).is_some_and(|m| m.fate == Fate::Deliver));
+    let live = lab.step.with(|s| {
+        s.world
+            .msgs
+            .get(&id)
+            .is_some_and(|m| m.fate == Fate::Deliver)
+    });
     if live {
         lab.command(Command::Lose(id));
     }

@@ -17,7 +17,7 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 /// Crashes node `n`, or restarts it if it is down.
 pub fn crash(lab: Lab, n: NodeId) {
-    let up = lab.world.with_untracked(|w| w.is_up(n));
+    let up = lab.step.with_untracked(|s| s.world.is_up(n));
     lab.command(if up {
         Command::Crash(n)
     } else {

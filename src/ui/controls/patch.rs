@@ -93,7 +93,8 @@ pub fn patch(lab: Lab) {
             let offered: Vec<_> = r.scenario.toggles.iter().map(|(t, _)| *t).collect();
             (r.scenario.nodes(), offered)
         });
-        lab.world.with(|w| {
+        lab.step.with(|st| {
+            let w = &st.world;
             let s = &w.scenario;
             for c in Ctl::of(&nodes, &offered) {
                 match c {
