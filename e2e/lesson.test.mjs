@@ -207,6 +207,22 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
     });
   });
 
+  test('after Reset progress a reader who scrolls on stays where they scrolled: neither the notice nor the focus pulls them back', async () => {
+    await env.withLesson(q({ lang: 'en', scenario: 'counter-increment' }), async (lab) => {
+      const frames = (n) => lab.page.evaluate((n) => new Promise((r) => {
+        const next = (k) => (k === 0 ? r() : requestAnimationFrame(() => next(k - 1)));
+        next(n);
+      }), n);
+      await lab.byId('clear-progress').click();
+      await lab.byId('notice').first().waitFor();
+      await frames(1);
+      await lab.page.evaluate(() => scrollTo(0, 0));
+      await frames(25);
+      assert.equal(await lab.page.evaluate(() => scrollY), 0, 'the page scrolled back to the notice');
+      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'clear', 'the focus is on the button');
+    });
+  });
+
   test('the ADR calculator: 10K RPS for 24 h is 864 million keys, 86.4 GB; it recomputes on input', async () => {
     await env.withLesson(q({ lang: 'en' }), async (lab) => {
       const calc = lab.page.locator('form[data-act=calc]');

@@ -40,7 +40,7 @@ pub fn pick_scenario(lab: Lab, learn: Learn, el: &Element) {
         learn.open(lab, id, 0);
         // The picker is written anew with the lab: keep a reader who used it on it.
         if focused {
-            crate::ui::lesson::focus_later(Act::Scenario.selector());
+            crate::ui::lesson::keep_focus(Act::Scenario.selector());
         }
     }
 }

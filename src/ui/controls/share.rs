@@ -127,18 +127,24 @@ pub fn place_notices(el: &Element) {
     // Once laid out (its text in, the sections near it drawn at their own heights), a
     // notice beside a control that lies past an edge of the screen is brought into view.
     if near != Near::Top {
-        keep_in_view(el.clone(), 20);
+        keep_in_view(el.clone(), 20, None);
     }
 }
 
 /// Brings `el` wholly into view if it lies past an edge of the screen (either axis), and
-/// checks again for `frames` more frames: a section drawn at its own height late, or the
-/// browser's scroll to a focused field, can move it after the first check.
-fn keep_in_view(el: Element, frames: u8) {
+/// checks again for `frames` more frames: a section drawn at its own height late can
+/// move it after the first check. It stops as soon as the page was scrolled by anyone
+/// else (`at`: where this left the page the frame before): a reader who scrolls on is
+/// not pulled back to the notice.
+fn keep_in_view(el: Element, frames: u8, at: Option<f64>) {
     request_animation_frame(move || {
+        let w = window();
+        let y = || w.scroll_y().unwrap_or(0.0);
+        if at.is_some_and(|a| (y() - a).abs() > 1.0) {
+            return;
+        }
         let r = el.get_bounding_client_rect();
         let size = |v: Result<wasm_bindgen::JsValue, _>| v.ok().and_then(|v| v.as_f64());
-        let w = window();
         let (h, wide) = (size(w.inner_height()), size(w.inner_width()));
         let past = |edge: f64, end: Option<f64>| edge > end.unwrap_or(f64::MAX);
         if r.height() > 0.0
@@ -147,7 +153,7 @@ fn keep_in_view(el: Element, frames: u8) {
             el.scroll_into_view_with_bool(r.top() < 0.0);
         }
         if frames > 0 {
-            keep_in_view(el, frames - 1);
+            keep_in_view(el, frames - 1, Some(y()));
         }
     });
 }

@@ -3,7 +3,7 @@
 //! predicting, open a scenario link, edit the ADR calculator. The page's one
 //! delegated listener ([`crate::ui::listen`]) calls these.
 
-use super::focus::focus_later;
+use super::focus::{focus_later, keep_focus};
 use super::learn::{Ask, Learn};
 use super::question::Question;
 use crate::fixit;
@@ -34,13 +34,13 @@ pub fn clear(lab: Lab, learn: Learn) {
     learn.progress.update(|p| *p = p.cleared());
     let done = lab.ui().progress_cleared().to_string();
     lab.notices.update(|n| n.push(done));
-    focus_later(Act::Clear.selector());
+    keep_focus(Act::Clear.selector());
 }
 
 /// The predict switch: pause at the decisive step and ask, or not.
 pub fn set_predict(learn: Learn, on: bool) {
     learn.progress.update(|p| p.predict = on);
-    focus_later(Act::Predict.selector());
+    keep_focus(Act::Predict.selector());
 }
 
 /// Another tab saved its progress: take it, so this tab does not write over it.

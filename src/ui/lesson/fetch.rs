@@ -1,7 +1,7 @@
 //! Text that arrives after the page: the other language's labels and prose (a
 //! switch of language), and each scenario's fragment.
 
-use super::focus::focus_later;
+use super::focus::keep_focus;
 use crate::html::Markup;
 use crate::lesson::fragment::{self, part_of};
 use crate::lesson::{Lang, ScenarioId};
@@ -45,7 +45,7 @@ pub fn switch(lab: Lab, lang: Lang, then: impl FnOnce() + 'static) {
         }
         lab.lang.set(lang);
         then();
-        focus_later(Action::Lang(lang).selector());
+        keep_focus(Action::Lang(lang).selector());
     });
 }
 

@@ -29,7 +29,7 @@ mod question;
 
 pub use commands::{check, clear, go_on, open_link, recalc, set_predict, storage};
 pub use fetch::{fetch_text, switch};
-pub use focus::{focus_later, lab_into_view};
+pub use focus::{focus_later, keep_focus, lab_into_view};
 pub use learn::{Ask, Learn};
 pub use part::{follow as follow_part, Part};
 pub use progress_panel::progress;
