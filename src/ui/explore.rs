@@ -22,6 +22,7 @@
 //! that is also announced.
 
 use super::act::Act;
+use super::find;
 use super::state::Lab;
 use crate::html::{Html, Markup};
 use crate::layout::Layout;
@@ -36,7 +37,7 @@ use leptos::prelude::*;
 use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Function, Uint32Array};
-use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
+use web_sys::{HtmlInputElement, MessageEvent, Worker};
 
 thread_local! {
     /// The running search's worker.
@@ -267,10 +268,6 @@ fn follow(lab: Lab) {
             }
         });
     });
-}
-
-fn find(sel: &str) -> Option<Element> {
-    document().query_selector(sel).ok().flatten()
 }
 
 /// Ends the running search, if any (its worker is terminated: nothing more arrives).

@@ -62,6 +62,14 @@ pub fn effect(f: impl Fn() + 'static) {
     Effect::new(move |_| f());
 }
 
+/// The first element of the page that matches `sel` (for what no typed handle names).
+pub fn find(sel: &str) -> Option<web_sys::Element> {
+    leptos::prelude::document()
+        .query_selector(sel)
+        .ok()
+        .flatten()
+}
+
 /// The element of the event's target matching `selector`, itself or an ancestor: how
 /// the page's one delegated listener finds what an event is for.
 pub fn closest(ev: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {

@@ -11,10 +11,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
-/// The first element that matches `sel` (for what no [`Ctl`] names).
-pub(super) fn find(sel: &str) -> Option<Element> {
-    document().query_selector(sel).ok().flatten()
-}
+pub(super) use crate::ui::find;
 
 /// The element of control `c`, if the lab shows it.
 pub(super) fn el(c: Ctl) -> Option<Element> {

@@ -52,9 +52,5 @@ pub fn keep_focus(selector: impl AsRef<str> + 'static) {
 }
 
 fn first(selector: &str) -> Option<HtmlElement> {
-    document()
-        .query_selector(selector)
-        .ok()
-        .flatten()
-        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+    crate::ui::find(selector).and_then(|e| e.dyn_into::<HtmlElement>().ok())
 }
