@@ -447,7 +447,8 @@ fn sync_url(lab: Lab) {
 /// interval drops (and so cancels) the previous one: pausing or a new speed
 /// never leaves a timer behind. After each step the lesson follows (`Learn::moved`).
 fn play_timer(lab: Lab, learn: Learn) {
-    let timer = StoredValue::new_local(None::<Interval>);
+    // The effect's own (not a `StoredValue`: that brought Leptos's arena machinery for one value).
+    let timer = std::cell::Cell::new(None::<Interval>);
     crate::ui::effect(move || {
         let next = lab.playing.get().then(|| {
             let every = (STEP_MS / lab.speed.get()) as u32;
@@ -456,6 +457,6 @@ fn play_timer(lab: Lab, learn: Learn) {
                 learn.moved(lab);
             })
         });
-        timer.set_value(next);
+        timer.set(next);
     });
 }

@@ -60,7 +60,10 @@ pub struct Lab {
     /// (`app::app`), so the reader can act sooner. A scenario or language opened
     /// later is built whole.
     pub whole: RwSignal<bool>,
-    anim_gen: StoredValue<u32>,
+    /// Which glide is current: each move starts a new one, and a frame of an older one
+    /// stops (not tracked by anything; a `u32` signal, as `parallel_n`: a `StoredValue`
+    /// brought its own copy of Leptos's arena machinery).
+    anim_gen: RwSignal<u32>,
 }
 
 /// What the reader's step shows: one memo, as its three parts change together (each
@@ -140,7 +143,7 @@ impl Lab {
             mark: RwSignal::new(0),
             cmp: RwSignal::new(0),
             whole: RwSignal::new(false),
-            anim_gen: StoredValue::new(0),
+            anim_gen: RwSignal::new(0),
         }
     }
 
@@ -162,11 +165,11 @@ impl Lab {
         if k != from {
             self.cursor.set(k);
         }
-        self.anim_gen.update_value(|g| *g += 1);
+        self.anim_gen.update(|g| *g += 1);
         if k == from + 1 && !self.reduced_motion {
             self.anim.set(0.0);
             let dur = (STEP_MS * 0.8 / self.speed.get_untracked()).clamp(120.0, 900.0);
-            animate(*self, self.anim_gen.get_value(), now_ms(), dur);
+            animate(*self, self.anim_gen.get_untracked(), now_ms(), dur);
         } else {
             self.anim.set(1.0);
         }
@@ -293,7 +296,7 @@ fn always_changed<T>(_: Option<&T>, _: Option<&T>) -> bool {
 /// One frame of the glide into the current step.
 fn animate(lab: Lab, gen: u32, start: f64, dur: f64) {
     request_animation_frame(move || {
-        if lab.anim_gen.try_get_value() != Some(gen) {
+        if lab.anim_gen.try_get_untracked() != Some(gen) {
             return;
         }
         let p = ((now_ms() - start) / dur).clamp(0.0, 1.0);
