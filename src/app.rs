@@ -127,10 +127,7 @@ fn app(place: web_sys::Element) {
     // effects [`grid`] makes are this effect's: each writing ends those of the one before.
     let frame = RenderEffect::new(move |_: Option<()>| {
         lab.lang.track();
-        // Read, not only tracked: a memo that nobody has read yet is computed by its
-        // first reader, and that counts as a change to whoever only tracked it (the lab
-        // was built twice at start: the grid again in the effects' microtask).
-        lab.scenario.get();
+        // Another scenario comes only with `Lab::open`, which notifies this.
         lab.opened.track();
         untrack(|| grid(lab, learn, &place, &notices));
     });
@@ -147,7 +144,7 @@ fn grid(lab: Lab, learn: Learn, place: &web_sys::Element, notices: &web_sys::Ele
     let offered: Vec<Toggle> = lab
         .run
         .with_untracked(|r| r.scenario.toggles.iter().map(|(t, _)| *t).collect());
-    let id = lab.scenario.get_untracked();
+    let id = lab.scenario();
     let client = nodes.contains(&NodeId::Client);
     // The client's policy as numbers, under the switches that preset it.
     let policy = if client {
@@ -410,7 +407,7 @@ fn sync_url(lab: Lab) {
         if !lab.whole.get() {
             return;
         }
-        let id = lab.scenario.get();
+        let id = lab.scenario();
         let k = lab.cursor.get();
         let lang = lab.lang.get();
         let p = Params {
@@ -457,6 +454,7 @@ fn play_timer(lab: Lab, learn: Learn) {
                 learn.moved(lab);
             })
         });
-        timer.set(next);
+        // The interval before, dropped, stops.
+        drop(timer.replace(next));
     });
 }
