@@ -332,9 +332,9 @@ pub fn cancel(lab: Lab) {
 fn request(lab: Lab) -> Request {
     let bound = |name: &str| u32::from(checked(&format!("[data-bound={name}]")));
     Request {
-        scenario: lab.scenario.get_untracked(),
+        scenario: lab.scenario(),
         seed: lab.seed,
-        toggles: lab.toggles.get_untracked(),
+        toggles: lab.toggles(),
         retry: lab.run.with_untracked(|r| r.scenario.retry),
         commands: lab.run.with_untracked(idem_sim::Run::commands),
         step: lab.cursor.get_untracked(),
@@ -415,7 +415,7 @@ fn draw(lab: Lab, text: &str) {
 /// ([`super::act::Action::XShow`]: `href`, the step to mark, the notice.)
 pub fn show(lab: Lab, href: &str, mark: Option<usize>, note: Option<String>) {
     let (p, _) = Params::parse(href, lab.seed);
-    if p.scenario != lab.scenario.get_untracked() {
+    if p.scenario != lab.scenario() {
         return;
     }
     let (run, _) = p.run();

@@ -16,10 +16,6 @@ pub const STEP_MS: f64 = 1100.0;
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub lang: RwSignal<Lang>,
-    /// The open scenario and its switches: the run's own, read from it (the run is
-    /// the one source of truth; these change only when the run's do).
-    pub scenario: Memo<ScenarioId>,
-    pub toggles: Memo<Toggles>,
     /// Notified when the reader opens a scenario, the open one too: the lab and the
     /// lesson's question are built anew as for a new scenario.
     pub opened: Trigger,
@@ -124,8 +120,6 @@ impl Lab {
         );
         Lab {
             lang: RwSignal::new(start.lang),
-            scenario: Memo::new(move |_| run.with(|r| r.scenario.id)),
-            toggles: Memo::new(move |_| run.with(|r| r.config.toggles)),
             opened: Trigger::new(),
             seed: start.seed,
             run,
@@ -151,6 +145,18 @@ impl Lab {
     /// anew when the language changes (see `app::grid`), so labels are plain text.
     pub fn ui(&self) -> &'static Ui {
         ui(self.lang.get_untracked())
+    }
+
+    /// The open scenario: the run's (not tracked; a memo of its own, or of the
+    /// switches, cost its own copy of Leptos's memo, and every effect that follows them
+    /// follows the run, or the reader's opening a scenario: `opened`).
+    pub fn scenario(&self) -> ScenarioId {
+        self.run.with_untracked(|r| r.scenario.id)
+    }
+
+    /// The run's switches (not tracked, as [`Lab::scenario`]).
+    pub fn toggles(&self) -> Toggles {
+        self.run.with_untracked(|r| r.config.toggles)
     }
 
     /// The number of steps of the run.

@@ -85,10 +85,9 @@ pub fn patch(lab: Lab) {
                 i.set_value(&p.to_string());
             }
         }
-        let toggles = lab.toggles.get();
-        let (nodes, offered) = lab.run.with(|r| {
+        let (nodes, offered, toggles) = lab.run.with(|r| {
             let offered: Vec<_> = r.scenario.toggles.iter().map(|(t, _)| *t).collect();
-            (r.scenario.nodes(), offered)
+            (r.scenario.nodes(), offered, r.config.toggles)
         });
         lab.step.with(|st| {
             let w = &st.world;

@@ -73,7 +73,7 @@ pub fn open_link(lab: Lab, learn: Learn, id: ScenarioId, at_start: bool) {
 
 /// Records the reader's answer to the open question and reveals the right one.
 pub fn check(lab: Lab, learn: Learn, form: &Element) {
-    let id = lab.scenario.get_untracked();
+    let id = lab.scenario();
     let text = learn.part(id, "q").unwrap_or_default();
     if let Some(q) = Question::parse(&text).filter(|q| q.fix) {
         return check_fix(lab, learn, q.correct);
@@ -112,8 +112,8 @@ pub fn check(lab: Lab, learn: Learn, form: &Element) {
 /// Judges a fix-it answer: the defences the reader has switched on in the lab, whose
 /// run the lab already shows (see [`crate::fixit`]).
 fn check_fix(lab: Lab, learn: Learn, smallest: usize) {
-    let id = lab.scenario.get_untracked();
-    let on = lab.toggles.get_untracked();
+    let id = lab.scenario();
+    let on = lab.toggles();
     let mask = lab.run.with_untracked(|r| {
         let defs = r.scenario.defences();
         (0..defs.len())

@@ -90,7 +90,7 @@ impl Learn {
 
     /// Opens scenario `id` in the lab at `step`, its question waiting and its text fetched.
     pub fn open(self, lab: Lab, id: ScenarioId, step: usize) {
-        let new = lab.scenario.get_untracked() != id;
+        let new = lab.scenario() != id;
         lab.open(id, step);
         self.opened(lab, new);
     }
@@ -105,10 +105,9 @@ impl Learn {
             self.paused.set(false);
         }
         self.scenario.set(None);
-        let (lang, id) = (lab.lang.get_untracked(), lab.scenario.get_untracked());
+        let (lang, id) = (lab.lang.get_untracked(), lab.scenario());
         let url = fragment::scenario_path(lang, id);
-        let current =
-            move || (lab.lang.get_untracked(), lab.scenario.get_untracked()) == (lang, id);
+        let current = move || (lab.lang.get_untracked(), lab.scenario()) == (lang, id);
         fetch(lab, self.scenario, url, id, current, move || {
             untrack(|| self.at_step(lab, true))
         });
@@ -125,7 +124,7 @@ impl Learn {
     /// [`Learn::moved`]; `arrived`: the scenario's text has just arrived.
     fn at_step(self, lab: Lab, arrived: bool) {
         let (k, n) = (lab.cursor.get(), lab.steps());
-        let id = lab.scenario.get();
+        let id = lab.scenario();
         // A run watched to its end counts, whatever the path there: once per arrival
         // there, so progress cleared at the end stays cleared.
         let end = n > 0 && k >= n;

@@ -47,7 +47,7 @@ impl Part {
 /// when what it shows changes.
 pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
     let ui = lab.ui();
-    let id = lab.scenario.get_untracked();
+    let id = lab.scenario();
     let sel = format!("[data-testid={}]", part.names().1);
     let Some(el) = place.query_selector(&sel).ok().flatten() else {
         return;
@@ -57,14 +57,13 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
         _ if part != Part::Predict && !lab.whole.get() => Markup::default(),
         Part::Code => {
             let code = learn.part(id, "code").unwrap_or_default();
-            let cur = lab
-                .run
-                .with(|r| codemap::current(&r.trace, lab.cursor.get(), &code));
+            let (cur, t) = lab.run.with(|r| {
+                let cur = codemap::current(&r.trace, lab.cursor.get(), &code);
+                (cur, r.config.toggles)
+            });
             // The listing is the fragment's code, marked: markup the build wrote.
-            let listing = lab.toggles.with(|t| {
-                codemap::listing(&code, cur, |id| {
-                    idem_sim::scenario::Toggle::from_id(id).is_some_and(|x| t.has(x))
-                })
+            let listing = codemap::listing(&code, cur, |id| {
+                idem_sim::scenario::Toggle::from_id(id).is_some_and(|x| t.has(x))
             });
             let mut h = Html::new();
             h.el("h3", &[], ui.pane_code());
