@@ -141,7 +141,7 @@ impl World {
         intended_debits.hash(h);
         newest.hash(h);
         initial.hash(h);
-        invariants.hash(h);
+        h.write_u64(invariants.hash_with::<FxHasher>(Hash::hash));
         decisive.hash(h);
     }
 }
