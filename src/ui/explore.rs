@@ -271,13 +271,15 @@ fn follow(lab: Lab) {
 }
 
 /// Ends the running search, if any (its worker is terminated: nothing more arrives).
+/// Cancel is enabled only while a worker is kept (`start`), so without one there is
+/// no button to disable and no query of the page (the lab's start calls this).
 pub fn stop() -> bool {
     let w = WORKER.with(|w| w.borrow_mut().take());
     if let Some(w) = &w {
         w.terminate();
-    }
-    if let Some(b) = find(Act::XCancel.selector()) {
-        let _ = b.set_attribute("disabled", "");
+        if let Some(b) = find(Act::XCancel.selector()) {
+            let _ = b.set_attribute("disabled", "");
+        }
     }
     w.is_some()
 }
