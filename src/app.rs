@@ -127,7 +127,7 @@ fn app(place: web_sys::Element) {
     // effects [`grid`] makes are this effect's: each writing ends those of the one before.
     let frame = RenderEffect::new(move |_: Option<()>| {
         lab.lang.track();
-        // Another scenario comes only with `Lab::open`, which notifies this.
+        // Another scenario comes only with `Lab::open`, which counts in `opened`.
         lab.opened.track();
         untrack(|| grid(lab, learn, &place, &notices));
     });

@@ -16,9 +16,10 @@ pub const STEP_MS: f64 = 1100.0;
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub lang: RwSignal<Lang>,
-    /// Notified when the reader opens a scenario, the open one too: the lab and the
-    /// lesson's question are built anew as for a new scenario.
-    pub opened: Trigger,
+    /// How many times the reader has opened a scenario, the open one too: at each, the
+    /// lab and the lesson's question are built anew as for a new scenario. (A count, a
+    /// signal of a type the page has: Leptos's `Trigger` was a type of its own.)
+    pub opened: RwSignal<u32>,
     /// The run's seed (fixed for the page's life; it is in the URL).
     pub seed: u64,
     pub run: RwSignal<Run>,
@@ -120,7 +121,7 @@ impl Lab {
         );
         Lab {
             lang: RwSignal::new(start.lang),
-            opened: Trigger::new(),
+            opened: RwSignal::new(0),
             seed: start.seed,
             run,
             cursor,
@@ -228,7 +229,7 @@ impl Lab {
     pub fn open(&self, id: ScenarioId, step: usize) {
         let defaults = id.scenario().default_toggles();
         self.load(new_run(id, defaults, self.seed), step);
-        self.opened.notify();
+        self.opened.update(|n| *n += 1);
     }
 
     /// Flips a toggle: the run is computed again under the new configuration, at
