@@ -338,7 +338,8 @@ impl Used {
     }
 
     /// The fault budget is part of the explored state: the same world with
-    /// more faults left can still reach more.
+    /// more faults left can still reach more. The scenario and the
+    /// configuration are not: every world of one search shares them.
     fn key(self, w: &World) -> u64 {
         let mut h = FxHasher::default();
         w.hash_canonical(&mut h);

@@ -190,11 +190,7 @@ impl Body {
             h.write_str(" "),
             self.write_json(&mut h),
         );
-        // Eight lowercase hex digits, written without the formatting machinery.
-        (0..8)
-            .rev()
-            .map(|i| char::from_digit((h.0 >> (4 * i)) & 0xF, 16).expect("a hex digit"))
-            .collect()
+        format!("{:08x}", h.0)
     }
 }
 

@@ -20,22 +20,27 @@ impl World {
     /// schema and race log ([`crate::db::Db`]). The counters of ids the state
     /// does hold (requests, payments, transactions, rows) are hashed: two
     /// worlds that differ only in them hand out different ids later. The
-    /// scenario is hashed by its id (worlds of one exploration share it). The
+    /// scenario is hashed by its id (an exploration's visited set leaves it and
+    /// the configuration out: its worlds share them). The
     /// nodes' states and the messages in flight, which copies of a world
     /// share ([`crate::shared::Shared`]), are hashed once per version, and
     /// their hash goes in. The same on every
     /// platform (lengths are hashed as 64-bit words).
     pub fn fingerprint(&self) -> u64 {
         let mut h = FxHasher::default();
+        self.scenario.id.hash(&mut h);
+        self.config.hash(&mut h);
         self.hash_canonical(&mut h);
         h.finish()
     }
 
+    /// The canonical form but for the scenario and the configuration.
     pub(super) fn hash_canonical(&self, h: &mut FxHasher) {
         // Exhaustive on purpose: a new field does not compile until it is decided here.
         let World {
-            scenario,
-            config,
+            // Hashed by `fingerprint`; one exploration's worlds share them.
+            scenario: _,
+            config: _,
             // Resolved from `config`, which is hashed.
             cfg: _,
             now,
@@ -74,8 +79,6 @@ impl World {
             // A setting of the search, not state.
             untraced: _,
         } = self;
-        scenario.id.hash(h);
-        config.hash(h);
         now.hash(h);
         rng.hash(h);
         // Timers in firing order; messages in flight as a multiset (a sum of
