@@ -40,8 +40,9 @@ pub struct Lab {
     pub future: RwSignal<bool>,
     pub embed: bool,
     pub reduced_motion: bool,
-    /// What the reader's step shows ([`Step`]).
-    pub step: Memo<Step>,
+    /// What the reader's step shows ([`Step`]): written with the run and the cursor,
+    /// by [`Lab::shown`].
+    pub step: RwSignal<Step>,
     /// The step the sequence diagram marks: where a run opened from the Explore
     /// panel leaves the reader's; 0 (never a step that differs) marks none, and
     /// any other load clears it. (A `usize` signal, as the cursor: a signal of
@@ -63,8 +64,9 @@ pub struct Lab {
     anim_gen: RwSignal<u32>,
 }
 
-/// What the reader's step shows: one memo, as its three parts change together (each
-/// memo of its own type cost its own copy of Leptos's memo; issue 28, item 5).
+/// What the reader's step shows: one signal, as its three parts change together, written
+/// by the methods that move the cursor or change the run (not a memo: the page's only
+/// memo brought Leptos's memo machinery, ~1 KB gzip; issue 28, item 5).
 pub struct Step {
     /// The world after the current step.
     pub world: World,
@@ -72,6 +74,17 @@ pub struct Step {
     pub prev: World,
     /// What the current step did (`None` at the start).
     pub record: Option<StepRecord>,
+}
+
+impl Step {
+    /// Step `k` of `run`.
+    fn at(run: &Run, k: usize) -> Step {
+        Step {
+            world: run.state_at(k),
+            prev: run.state_at(k.saturating_sub(1)),
+            record: k.checked_sub(1).and_then(|i| run.trace.get(i).cloned()),
+        }
+    }
 }
 
 /// What the page starts from, read at the edge.
@@ -105,20 +118,7 @@ impl Lab {
     pub fn new(start: Start) -> Lab {
         let run = RwSignal::new(start.run);
         let cursor = RwSignal::new(start.step.min(run.with_untracked(|r| r.len())));
-        // The run and the cursor change only when the step shown changes (`go` leaves an
-        // unchanged cursor alone), so the memos need not compare worlds: a derived
-        // `PartialEq` over the whole world costs kilobytes of wasm.
-        let step = Memo::new_with_compare(
-            move |_| {
-                let k = cursor.get();
-                run.with(|r| Step {
-                    world: r.state_at(k),
-                    prev: r.state_at(k.saturating_sub(1)),
-                    record: k.checked_sub(1).and_then(|i| r.trace.get(i).cloned()),
-                })
-            },
-            always_changed,
-        );
+        let step = RwSignal::new(run.with_untracked(|r| Step::at(r, cursor.get_untracked())));
         Lab {
             lang: RwSignal::new(start.lang),
             opened: RwSignal::new(0),
@@ -171,6 +171,7 @@ impl Lab {
         let from = self.cursor.get_untracked();
         if k != from {
             self.cursor.set(k);
+            self.shown();
         }
         self.anim_gen.update(|g| *g += 1);
         if k == from + 1 && !self.reduced_motion {
@@ -256,6 +257,7 @@ impl Lab {
         self.run.set(run);
         self.anim.set(1.0);
         self.cursor.set(self.cursor.get_untracked().min(len));
+        self.shown();
     }
 
     fn rebuild(&self, step: usize) {
@@ -274,6 +276,15 @@ impl Lab {
         self.run.set(run);
         self.anim.set(1.0);
         self.cursor.set(step.min(len));
+        self.shown();
+    }
+
+    /// The step shown written anew from the run and the cursor: after every change to either
+    /// (the step's worlds are not compared: a derived `PartialEq` over the whole world
+    /// costs kilobytes of wasm).
+    fn shown(&self) {
+        let k = self.cursor.get_untracked();
+        self.step.set(self.run.with_untracked(|r| Step::at(r, k)));
     }
 
     /// Applies a command at the current step; the future is replaced by its consequences.
@@ -284,6 +295,7 @@ impl Lab {
         match result {
             Ok(()) => self.go(k + 1),
             Err(e) => {
+                self.shown();
                 let ui = ui(self.lang.get_untracked());
                 let why = self
                     .run
@@ -293,11 +305,6 @@ impl Lab {
             }
         }
     }
-}
-
-/// A memo's comparison that never holds back a new value.
-fn always_changed<T>(_: Option<&T>, _: Option<&T>) -> bool {
-    true
 }
 
 /// One frame of the glide into the current step.
