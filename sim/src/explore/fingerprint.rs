@@ -90,14 +90,12 @@ impl World {
         for (&(at, _seq), ev) in queue.iter() {
             match ev {
                 Event::Deliver(id) => {
-                    // A message is hashed once (its copies in other worlds share the hash).
-                    let mut m = FxHasher::default();
-                    at.hash(&mut m);
-                    match msgs.get(id) {
-                        Some(msg) => m.write_u64(msg.hash_with::<FxHasher>(hash_msg)),
-                        None => m.write_u8(0xFF),
-                    }
-                    in_flight = in_flight.wrapping_add(mix(m.finish()));
+                    // A message is hashed once (its copies in other worlds
+                    // share the hash), and mixed with its time here.
+                    let m = msgs
+                        .get(id)
+                        .map_or(0xFF, |m| m.hash_with::<FxHasher>(hash_msg));
+                    in_flight = in_flight.wrapping_add(mix(m ^ at.0.wrapping_mul(SEED)));
                 }
                 ev => {
                     at.hash(h);
