@@ -93,7 +93,8 @@
   // A server that sends the module with another type than application/wasm cannot
   // stream it: the glue then fetches it again its own way.
   const app = document.querySelector('meta[name="wasm-app"]');
-  if (!app) throw new Error('boot.js: <meta name="wasm-app"> is missing; check Trunk.toml pattern_script');
+  // (Trunk.toml's pattern_script writes it; the message is short: it is in every page.)
+  if (!app) throw Error('boot.js: no <meta name="wasm-app">');
   const wasmUrl = new URL(app.dataset.wasm, document.baseURI);
   const wasm = typeof WebAssembly === 'object';
   const glue = wasm && import(new URL(app.dataset.js, document.baseURI).href);

@@ -264,6 +264,8 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
       await host.page.goto(subPathServer.origin + '/embed.html');
       const frame = host.page.frameLocator('iframe');
       await frame.getByTestId('app-ready').waitFor({ timeout: 20_000 });
+      // The lab is below the frame's fold here: its topology comes with the second stage (`Lab::whole`).
+      await frame.locator(WHOLE).first().waitFor({ state: 'attached' });
       assert.equal(await frame.locator('[data-testid^="node-"]').count(), NODE_IDS.length);
       await frame.locator(TEXT_IN).first().waitFor({ state: 'attached' });
       assert.deepEqual(host.problems, [], 'no console error, page error or failed request');

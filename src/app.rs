@@ -85,12 +85,16 @@ fn app(place: web_sys::Element) {
     listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab, learn);
-    // The lab's core is built in this task; the panes, the diagram and the lesson's parts
-    // in a task after the next frame (`Lab::whole`), so the core is drawn and answers first.
-    // The scenario's text is fetched then too, and the address bar written (`sync_url`).
+    // The lab's core is built in this task; its topology, narration, panes, diagram and
+    // the lesson's parts in a task after the next frame (`Lab::whole`), so the core answers
+    // first (at once where the lab is on screen from the start: `Lab::new`). The
+    // scenario's text is fetched then, and the address bar written (`sync_url`).
     request_animation_frame(move || {
         Timeout::new(0, move || {
-            lab.whole.set(true);
+            // Not again where it was whole at once: that would draw it all twice.
+            if !lab.whole.get_untracked() {
+                lab.whole.set(true);
+            }
             learn.opened(lab, true);
         })
         .forget();

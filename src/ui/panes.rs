@@ -71,13 +71,13 @@ pub fn follow(lab: Lab, place: &Element, panes: Vec<Pane>) {
         })
         .collect();
     super::effect(move || {
-        // Only the narration is the lab's core (`Lab::whole`).
+        // From the lab's second stage on (`Lab::whole`).
         let whole = lab.whole.get();
         lab.step.with(|s| {
             let (w, rec) = (&s.world, &s.record);
             for (pane, el) in &found {
                 let m = match pane {
-                    _ if *pane != Pane::Narration && !whole => continue,
+                    _ if !whole => continue,
                     Pane::Redis => render::redis(ui, w, rec.as_ref()),
                     Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
                     Pane::Processor => render::processor(ui, w),

@@ -52,11 +52,13 @@ pub struct Lab {
     /// bit i, the scenario's defence i (`Scenario::defences`) of the run shown
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
     pub cmp: RwSignal<u32>,
-    /// The whole lab is drawn: false only while the page starts, when the lab's core
-    /// (controls, topology, narration) is built in the module's first task and the
-    /// panes, the diagram and the lesson's parts in a task after the next frame
-    /// (`app::app`), so the reader can act sooner. A scenario or language opened
-    /// later is built whole.
+    /// The whole lab is drawn: false only while the page starts (for a lab out of view), when the lab's core
+    /// (its markup, the controls' state, the listener, the question) is built in the
+    /// module's first task and the topology, the narration, the panes, the diagram and
+    /// the lesson's parts in a task after the next frame (`app::app`), so the reader can
+    /// act sooner: the lab is below the top of the page, not even laid out then
+    /// (content-visibility). Where it is on screen at once (a link to the lab, an
+    /// embedded lab) it is built whole at once; so is a scenario or language opened later.
     pub whole: RwSignal<bool>,
     /// Which glide is current: each move starts a new one, and a frame of an older one
     /// stops (not tracked by anything; a `u32` signal, as `parallel_n`: a `StoredValue`
@@ -137,7 +139,8 @@ impl Lab {
             step,
             mark: RwSignal::new(0),
             cmp: RwSignal::new(0),
-            whole: RwSignal::new(false),
+            // A link to the lab, an embedded lab: on screen at once, built whole at once.
+            whole: RwSignal::new(start.to_lab || start.embed),
             anim_gen: RwSignal::new(0),
         }
     }

@@ -41,7 +41,11 @@ pub fn follow(lab: Lab, place: &Element) {
         )
     };
     let el = canvas.clone();
+    // From the lab's second stage on (`Lab::whole`).
     super::effect(move || {
+        if !lab.whole.get() {
+            return;
+        }
         let l = layout();
         let m = lab.step.with(|s| {
             let anim = lab.anim.get_untracked();
@@ -50,6 +54,7 @@ pub fn follow(lab: Lab, place: &Element) {
         super::set_inner(&el, &m);
     });
     // Per frame: move the messages (the DOM is outside the reactive state).
+    // (Before the second stage there is none to move.)
     super::effect(move || {
         let anim = lab.anim.get();
         let Ok(nodes) = canvas.query_selector_all(Act::Lose.selector()) else {
