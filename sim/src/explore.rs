@@ -825,6 +825,12 @@ impl Search {
                 Choice::Race(..) => false,
                 _ => true,
             };
+            if self.tree.len() == self.tree.capacity() {
+                // A quarter more, not double: the tree keeps a link per state
+                // to the end, and a doubled one was up to 8 bytes per state
+                // of room never used.
+                self.tree.reserve_exact(self.tree.len() / 4 + 1);
+            }
             self.tree.push(Link {
                 parent: o.node,
                 choice: u16::try_from(i).expect("fewer than 65,536 choices in a state"),

@@ -49,7 +49,7 @@ fn futures(w: &World, used: Used, bound: &Bound, cap: usize) -> Option<(Vec<u64>
             return None;
         }
     }
-    let mut keys: Vec<u64> = seen.into_iter().collect();
+    let mut keys: Vec<u64> = seen.into_keys().collect();
     keys.sort_unstable();
     ends.sort();
     Some((keys, ends))
