@@ -52,12 +52,12 @@ pub struct Lab {
     /// bit i, the scenario's defence i (`Scenario::defences`) of the run shown
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
     pub cmp: RwSignal<u32>,
-    /// The whole lab is drawn: false only while the page starts (for a lab out of view), when the lab's core
-    /// (its markup, the controls' state, the listener, the question) is built in the
-    /// module's first task and the topology, the narration, the panes, the diagram and
-    /// the lesson's parts in a task after the next frame (`app::app`), so the reader can
-    /// act sooner: the lab is below the top of the page, not even laid out then
-    /// (content-visibility). Where it is on screen at once (a link to the lab, an
+    /// The whole lab is drawn: false only while the page starts (for a lab out of view),
+    /// when the lab's core (its markup, the controls' state, the listener, the question)
+    /// is built in the module's first task, and the topology, the narration, the panes,
+    /// the diagram and the lesson's parts in a task after the next frame (`app::app`), so
+    /// the reader can act sooner: the lab is below the top of the page, not even laid out
+    /// then (content-visibility). Where it is on screen at once (a link to the lab, an
     /// embedded lab) it is built whole at once; so is a scenario or language opened later.
     pub whole: RwSignal<bool>,
     /// Which glide is current: each move starts a new one, and a frame of an older one
@@ -256,11 +256,7 @@ impl Lab {
             self.notices
                 .update(|n| n.push(fill(ui.dropped_command(), &[&text])));
         }
-        let len = run.len();
-        self.run.set(run);
-        self.anim.set(1.0);
-        self.cursor.set(self.cursor.get_untracked().min(len));
-        self.shown();
+        self.show(run, self.cursor.get_untracked());
     }
 
     fn rebuild(&self, step: usize) {
@@ -275,6 +271,11 @@ impl Lab {
     pub fn load(&self, run: Run, step: usize) {
         self.playing.set(false);
         self.mark.set(0);
+        self.show(run, step);
+    }
+
+    /// `run` in place of the one shown, at `step` (or its end), without a glide.
+    fn show(&self, run: Run, step: usize) {
         let len = run.len();
         self.run.set(run);
         self.anim.set(1.0);
