@@ -131,29 +131,49 @@ pub fn place_notices(el: &Element) {
     }
 }
 
-/// Brings `el` wholly into view if it lies past an edge of the screen (either axis), and
-/// checks again for `frames` more frames: a section drawn at its own height late can
-/// move it after the first check. It stops as soon as the page was scrolled by anyone
-/// else (`at`: where this left the page the frame before): a reader who scrolls on is
-/// not pulled back to the notice.
-fn keep_in_view(el: Element, frames: u8, at: Option<f64>) {
+/// Brings `el` wholly into view, a little clear of the edge, if it lies past an edge of
+/// the screen (either axis), and checks again for `frames` more frames: a section drawn
+/// at its own height late can move it after the first check. `at` is where this left
+/// the page and `el` on screen the frame before. It stops once both moved: the page was
+/// scrolled by someone else, and a reader who scrolls on is not pulled back. The
+/// browser's scroll anchoring moves the page alone, keeping `el` where it was on screen.
+fn keep_in_view(el: Element, frames: u8, at: Option<(f64, f64)>) {
     request_animation_frame(move || {
         let w = window();
-        let y = || w.scroll_y().unwrap_or(0.0);
-        if at.is_some_and(|a| (y() - a).abs() > 1.0) {
+        let now = || {
+            (
+                w.scroll_y().unwrap_or(0.0),
+                el.get_bounding_client_rect().top(),
+            )
+        };
+        let moved = |a: f64, b: f64| (a - b).abs() > 1.0;
+        if at.is_some_and(|(y, top)| {
+            let (y2, top2) = now();
+            moved(y, y2) && moved(top, top2)
+        }) {
             return;
         }
         let r = el.get_bounding_client_rect();
         let size = |v: Result<wasm_bindgen::JsValue, _>| v.ok().and_then(|v| v.as_f64());
-        let (h, wide) = (size(w.inner_height()), size(w.inner_width()));
-        let past = |edge: f64, end: Option<f64>| edge > end.unwrap_or(f64::MAX);
-        if r.height() > 0.0
-            && (r.top() < 0.0 || r.left() < 0.0 || past(r.bottom(), h) || past(r.right(), wide))
-        {
-            el.scroll_into_view_with_bool(r.top() < 0.0);
+        // How far to scroll along one axis: to `CLEAR` px inside the edge it lies past,
+        // never so far that its start leaves the screen. Scrolling to the edge exactly
+        // could leave a fraction of a pixel past it, as scroll offsets are rounded.
+        const CLEAR: f64 = 8.0;
+        let by = |start: f64, end: f64, screen: Option<f64>| match screen {
+            _ if start < 0.0 => start - CLEAR,
+            Some(s) if end > s => (end - s + CLEAR).min(start),
+            _ => 0.0,
+        };
+        let (dx, dy) = (
+            by(r.left(), r.right(), size(w.inner_width())),
+            by(r.top(), r.bottom(), size(w.inner_height())),
+        );
+        if r.height() > 0.0 && (dx, dy) != (0.0, 0.0) {
+            w.scroll_by_with_x_and_y(dx, dy);
         }
         if frames > 0 {
-            keep_in_view(el, frames - 1, Some(y()));
+            let here = now();
+            keep_in_view(el, frames - 1, Some(here));
         }
     });
 }
