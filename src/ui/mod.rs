@@ -9,6 +9,7 @@ pub mod listen;
 pub mod panes;
 pub mod state;
 pub mod topology;
+pub mod var;
 
 use crate::html::Markup;
 use leptos::prelude::Effect;

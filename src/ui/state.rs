@@ -4,6 +4,7 @@
 
 use crate::lesson::{ui, Lang, Ui};
 use crate::narrate::fill;
+use crate::ui::var::Var;
 use idem_sim::scenario::{Retry, ScenarioId, Toggle, Toggles};
 use idem_sim::trace::StepRecord;
 use idem_sim::{Command, Config, Run, World};
@@ -12,46 +13,45 @@ use leptos::prelude::*;
 /// Milliseconds per step at 1× speed.
 pub const STEP_MS: f64 = 1100.0;
 
-/// Handles to the lab's signals. `Copy`, so every component and closure can hold one.
+/// Handles to the lab's state, each a [`Var`]. `Copy`, so every component and closure can hold one.
 #[derive(Clone, Copy)]
 pub struct Lab {
-    pub lang: RwSignal<Lang>,
+    pub lang: Var<Lang>,
     /// How many times the reader has opened a scenario, the open one too: at each, the
-    /// lab and the lesson's question are built anew as for a new scenario. (A count, a
-    /// signal of a type the page has: Leptos's `Trigger` was a type of its own.)
-    pub opened: RwSignal<u32>,
+    /// lab and the lesson's question are built anew as for a new scenario. (A count:
+    /// Leptos's `Trigger` was a type of its own.)
+    pub opened: Var<u32>,
     /// The run's seed (fixed for the page's life; it is in the URL).
     pub seed: u64,
-    pub run: RwSignal<Run>,
+    pub run: Var<Run>,
     /// Steps taken: 0 is the start, `run.len()` the end.
-    pub cursor: RwSignal<usize>,
-    pub playing: RwSignal<bool>,
-    pub speed: RwSignal<f64>,
+    pub cursor: Var<usize>,
+    pub playing: Var<bool>,
+    pub speed: Var<f64>,
     /// Progress (0..1) of the animated transition into the current step.
-    pub anim: RwSignal<f64>,
+    pub anim: Var<f64>,
     /// Notices for the reader: fallbacks from the URL, refused commands.
-    pub notices: RwSignal<Vec<String>>,
+    pub notices: Var<Vec<String>>,
     /// How many parallel copies the "parallel retries" button fires.
-    pub parallel_n: RwSignal<u32>,
+    pub parallel_n: Var<u32>,
     /// Portrait layout for narrow screens.
-    pub tall: RwSignal<bool>,
+    pub tall: Var<bool>,
     /// The sequence diagram also draws the steps to come (off by default: it would
     /// give the run's outcome away).
-    pub future: RwSignal<bool>,
+    pub future: Var<bool>,
     pub embed: bool,
     pub reduced_motion: bool,
     /// What the reader's step shows ([`Step`]): written with the run and the cursor,
     /// by [`Lab::shown`].
-    pub step: RwSignal<Step>,
+    pub step: Var<Step>,
     /// The step the sequence diagram marks: where a run opened from the Explore
     /// panel leaves the reader's; 0 (never a step that differs) marks none, and
-    /// any other load clears it. (A `usize` signal, as the cursor: a signal of
-    /// a new type costs about a kilobyte of wasm.)
-    pub mark: RwSignal<usize>,
+    /// any other load clears it.
+    pub mark: Var<usize>,
     /// Two sets of defences side by side: 0 compares nothing; else bit 31 and, in
     /// bit i, the scenario's defence i (`Scenario::defences`) of the run shown
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
-    pub cmp: RwSignal<u32>,
+    pub cmp: Var<u32>,
     /// The whole lab is drawn: false only while the page starts (for a lab out of view),
     /// when the lab's core (its markup, the controls' state, the listener, the question)
     /// is built in the module's first task, and the topology, the narration, the panes,
@@ -59,14 +59,14 @@ pub struct Lab {
     /// the reader can act sooner: the lab is below the top of the page, not even laid out
     /// then (content-visibility). Where it is on screen at once (a link to the lab, an
     /// embedded lab) it is built whole at once; so is a scenario or language opened later.
-    pub whole: RwSignal<bool>,
+    pub whole: Var<bool>,
     /// Which glide is current: each move starts a new one, and a frame of an older one
-    /// stops (not tracked by anything; a `u32` signal, as `parallel_n`: a `StoredValue`
-    /// brought its own copy of Leptos's arena machinery).
-    anim_gen: RwSignal<u32>,
+    /// stops (not tracked by anything; a `Var` all the same: a `StoredValue` brought its
+    /// own copy of Leptos's arena machinery).
+    anim_gen: Var<u32>,
 }
 
-/// What the reader's step shows: one signal, as its three parts change together, written
+/// What the reader's step shows: one value, as its three parts change together, written
 /// by the methods that move the cursor or change the run (not a memo: the page's only
 /// memo brought Leptos's memo machinery, ~1 KB gzip; issue 28, item 5).
 pub struct Step {
@@ -118,30 +118,30 @@ pub fn new_run(id: ScenarioId, toggles: Toggles, seed: u64) -> Run {
 
 impl Lab {
     pub fn new(start: Start) -> Lab {
-        let run = RwSignal::new(start.run);
-        let cursor = RwSignal::new(start.step.min(run.with_untracked(|r| r.len())));
-        let step = RwSignal::new(run.with_untracked(|r| Step::at(r, cursor.get_untracked())));
+        let run = Var::new(start.run);
+        let cursor = Var::new(start.step.min(run.with_untracked(|r| r.len())));
+        let step = Var::new(run.with_untracked(|r| Step::at(r, cursor.get_untracked())));
         Lab {
-            lang: RwSignal::new(start.lang),
-            opened: RwSignal::new(0),
+            lang: Var::new(start.lang),
+            opened: Var::new(0),
             seed: start.seed,
             run,
             cursor,
-            playing: RwSignal::new(false),
-            speed: RwSignal::new(start.speed),
-            anim: RwSignal::new(1.0),
-            notices: RwSignal::new(start.notices),
-            parallel_n: RwSignal::new(3),
-            tall: RwSignal::new(start.tall),
-            future: RwSignal::new(false),
+            playing: Var::new(false),
+            speed: Var::new(start.speed),
+            anim: Var::new(1.0),
+            notices: Var::new(start.notices),
+            parallel_n: Var::new(3),
+            tall: Var::new(start.tall),
+            future: Var::new(false),
             embed: start.embed,
             reduced_motion: start.reduced_motion,
             step,
-            mark: RwSignal::new(0),
-            cmp: RwSignal::new(0),
+            mark: Var::new(0),
+            cmp: Var::new(0),
             // A link to the lab, an embedded lab: on screen at once, built whole at once.
-            whole: RwSignal::new(start.to_lab || start.embed),
-            anim_gen: RwSignal::new(0),
+            whole: Var::new(start.to_lab || start.embed),
+            anim_gen: Var::new(0),
         }
     }
 
@@ -314,7 +314,7 @@ impl Lab {
 /// One frame of the glide into the current step.
 fn animate(lab: Lab, gen: u32, start: f64, dur: f64) {
     request_animation_frame(move || {
-        if lab.anim_gen.try_get_untracked() != Some(gen) {
+        if lab.anim_gen.get_untracked() != gen {
             return;
         }
         let p = ((now_ms() - start) / dur).clamp(0.0, 1.0);

@@ -12,7 +12,6 @@ use crate::lesson::Ui;
 use crate::render;
 use idem_sim::net::Fate;
 use idem_sim::{Command, MsgId};
-use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 

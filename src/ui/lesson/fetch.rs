@@ -8,6 +8,7 @@ use crate::lesson::{Lang, ScenarioId};
 use crate::narrate::fill;
 use crate::ui::act::Action;
 use crate::ui::state::Lab;
+use crate::ui::var::Var;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -63,7 +64,7 @@ fn unescape(html: &str) -> Option<String> {
 /// goes on without it, and the same text is not fetched again for every scenario.
 pub(super) fn fetch(
     lab: Lab,
-    into: RwSignal<Option<(ScenarioId, String)>>,
+    into: Var<Option<(ScenarioId, String)>>,
     url: String,
     tag: ScenarioId,
     current: impl Fn() -> bool + 'static,

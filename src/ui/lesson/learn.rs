@@ -13,6 +13,7 @@ use crate::lesson::fragment::{self, part_of};
 use crate::lesson::ScenarioId;
 use crate::progress::{Progress, STORAGE_KEY};
 use crate::ui::state::Lab;
+use crate::ui::var::Var;
 use leptos::prelude::*;
 
 /// Where the open scenario's question stands.
@@ -32,15 +33,14 @@ pub enum Ask {
 #[derive(Clone, Copy)]
 pub struct Learn {
     /// The open scenario's fragment, with its id.
-    pub scenario: RwSignal<Option<(ScenarioId, String)>>,
-    pub ask: RwSignal<Ask>,
+    pub scenario: Var<Option<(ScenarioId, String)>>,
+    pub ask: Var<Ask>,
     /// The question paused a playing run: Continue plays on.
-    pub paused: RwSignal<bool>,
-    pub progress: RwSignal<Progress>,
+    pub paused: Var<bool>,
+    pub progress: Var<Progress>,
     /// The run was at its end when [`Learn::moved`] last looked. (Not tracked by
-    /// anything: a signal of a type the page has already, as `paused`, where a
-    /// `StoredValue` of a new type cost 176 bytes gzip.)
-    at_end: RwSignal<bool>,
+    /// anything; a `Var` all the same, where a `StoredValue` cost 176 bytes gzip.)
+    at_end: Var<bool>,
 }
 
 impl Learn {
@@ -59,11 +59,11 @@ impl Learn {
             .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
         let learn = Learn {
-            scenario: RwSignal::new(None),
-            ask: RwSignal::new(Ask::Waiting),
-            paused: RwSignal::new(false),
-            progress: RwSignal::new(Progress::parse(&stored)),
-            at_end: RwSignal::new(false),
+            scenario: Var::new(None),
+            ask: Var::new(Ask::Waiting),
+            paused: Var::new(false),
+            progress: Var::new(Progress::parse(&stored)),
+            at_end: Var::new(false),
         };
         // The progress goes out to the browser's storage and to the LMS: from the lab's
         // second stage on (`Lab::whole`), not in the task that mounts its core.

@@ -9,7 +9,6 @@ use super::question::{predict, Question};
 use crate::html::{Html, Markup};
 use crate::lesson::codemap;
 use crate::ui::state::Lab;
-use leptos::prelude::*;
 use web_sys::Element;
 
 /// The lesson's pieces of markup on the page.
