@@ -125,18 +125,19 @@ fn app(place: web_sys::Element) {
             let _ = html.class_list().toggle_with_force("embed", lab.embed);
         }
     });
-    let notices = notices(lab);
+    let notices = notices();
     // The lab is written anew when the language changes, so every label is plain text,
     // and for each scenario (which panes and controls exist is fixed per scenario). The
     // effects [`grid`] makes are this effect's: each writing ends those of the one before.
-    let frame = RenderEffect::new(move |_: Option<()>| {
+    // (An effect as the others, where Leptos's `RenderEffect` was machinery of its own.)
+    let el = notices.clone();
+    crate::ui::effect(move || {
         lab.lang.track();
         // Another scenario comes only with `Lab::open`, which counts in `opened`.
         lab.opened.track();
-        untrack(|| grid(lab, learn, &place, &notices));
+        untrack(|| grid(lab, learn, &place, &el));
     });
-    // For the page's life.
-    std::mem::forget(frame);
+    follow_notices(lab, notices);
 }
 
 /// The lab for the current scenario, written into `place` at once: the topology and
@@ -282,13 +283,18 @@ fn grid(lab: Lab, learn: Learn, place: &web_sys::Element, notices: &web_sys::Ele
 /// Notices (fallbacks of the link, refused commands, "Link copied"), dismissable.
 /// One element, moved beside the control the reader last used
 /// ([`controls::place_notices`]), so they appear where the reader is.
-fn notices(lab: Lab) -> web_sys::Element {
+fn notices() -> web_sys::Element {
     let el = document()
         .create_element("div")
         .expect("a document makes elements");
     let _ = el.set_attribute("role", "status");
     let _ = el.set_attribute("id", "notices");
-    let node = el.clone();
+    el
+}
+
+/// Keeps the notices' element (`node`, [`notices`]) in step with the lab's notices: made
+/// after the lab's own effect, so the lab is written before they are placed in it.
+fn follow_notices(lab: Lab, node: web_sys::Element) {
     crate::ui::effect(move || {
         lab.lang.track();
         let ui = lab.ui();
@@ -320,7 +326,6 @@ fn notices(lab: Lab) -> web_sys::Element {
         crate::ui::set_inner(&node, &m);
         controls::place_notices(&node);
     });
-    el
 }
 
 /// Reads the URL and the browser once, at start-up.
