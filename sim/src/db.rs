@@ -6,6 +6,7 @@
 //! transaction. Statements are values ([`Stmt`]) rendered as exact SQL.
 
 use crate::key::Paid;
+use crate::shared::Shared;
 use crate::vecmap::VecMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -366,7 +367,9 @@ pub struct Woken {
 /// The database.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Db {
-    pub tables: Vec<Table>,
+    /// Each table shared by the world's copies until one of them changes it:
+    /// a step that writes one table copies that table alone.
+    pub tables: Vec<Shared<Table>>,
     sessions: VecMap<ConnId, Session>,
     pub waiting: Vec<Waiting>,
     next_tx: u32,

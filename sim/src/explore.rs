@@ -300,6 +300,12 @@ impl World {
                 a.memory.shrink_to_fit();
             }
         });
+        self.client.if_unique(|c| {
+            c.keys.shrink_to_fit();
+            for op in &mut c.ops {
+                op.lanes.shrink_to_fit();
+            }
+        });
         self.redis.if_unique(|r| r.keys.shrink_to_fit());
         self.db.if_unique(Db::compact);
         self.processor.if_unique(|p| p.charges.shrink_to_fit());
@@ -590,7 +596,7 @@ struct Found {
     /// The nodes that a supervisor brings back (empty: none is assumed to come back).
     supervised: Vec<NodeId>,
     /// For each outcome, the shortest path to it without a race, if any.
-    ordered: Vec<Option<Vec<Choice>>>,
+    ordered: Vec<Ordered>,
 }
 
 impl Found {
@@ -618,14 +624,17 @@ impl Found {
             {
                 Some(i) => {
                     self.report.outcomes[i].count += 1;
-                    if ordered && self.ordered[i].is_none() {
-                        self.ordered[i] = Some(paths.to(node));
+                    if ordered && matches!(self.ordered[i], Ordered::None) {
+                        self.ordered[i] = Ordered::Own(paths.to(node));
                     }
                 }
                 None => {
                     // One replay: the report's path is the ordered one too, if it is.
                     let path = paths.to(node);
-                    self.ordered.push(ordered.then(|| path.clone()));
+                    self.ordered.push(match ordered {
+                        true => Ordered::Reported,
+                        false => Ordered::None,
+                    });
                     self.report.outcomes.push(Ending {
                         outcome,
                         count: 1,
@@ -635,6 +644,16 @@ impl Found {
             }
         }
     }
+}
+
+/// An outcome's shortest path whose events all fire in time order.
+enum Ordered {
+    /// None found yet.
+    None,
+    /// The report's own path is one (kept once, not copied here).
+    Reported,
+    /// A longer one than the report's, which wins a race.
+    Own(Vec<Choice>),
 }
 
 /// Explores every choice from `start` within `bound`, breadth first. Faults
@@ -886,7 +905,11 @@ impl Search {
     /// in time order, so that the lab's commands can replay it
     /// ([`to_commands`]); the report's own path may win a race instead.
     pub fn ordered_path(&self, i: usize) -> Option<&[Choice]> {
-        self.found.ordered.get(i)?.as_deref()
+        match self.found.ordered.get(i)? {
+            Ordered::None => None,
+            Ordered::Reported => Some(&self.found.report.outcomes[i].path),
+            Ordered::Own(path) => Some(path),
+        }
     }
 
     /// The most states that waited to be expanded at once, so far.

@@ -5,8 +5,8 @@
 //! touch one or two nodes: the others' state (the database's rows, Redis's
 //! keys, the processor's charges) was copied for nothing, and hashed again
 //! for nothing. A [`Shared`] part is an `Arc`: a clone shares it, reading it
-//! is a deref, and the first mutable borrow of a shared one copies it
-//! (`Arc::make_mut`) and forgets its remembered hash. So a world's parts are
+//! is a deref, and the first mutable borrow of a shared one copies it into
+//! an `Arc` of its own and forgets its remembered hash. So a world's parts are
 //! copied only when they change, and hashed only once per version
 //! ([`Shared::hash_with`]).
 
@@ -22,15 +22,6 @@ struct Inner<T> {
     value: T,
     /// The fingerprint of `value` ([`Shared::hash_with`]), 0 while unknown.
     hash: AtomicU64,
-}
-
-impl<T: Clone> Clone for Inner<T> {
-    fn clone(&self) -> Self {
-        Inner {
-            value: self.value.clone(),
-            hash: AtomicU64::new(self.hash.load(Relaxed)),
-        }
-    }
 }
 
 impl<T> Shared<T> {
@@ -91,7 +82,16 @@ impl<T: Clone> DerefMut for Shared<T> {
     /// its hash (the caller may change it).
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        let inner = Arc::make_mut(&mut self.0);
+        // Not `Arc::make_mut`: no copy has a weak reference, and its code for
+        // them weighed on the page (one instance per shared part).
+        if Arc::get_mut(&mut self.0).is_none() {
+            let value = self.0.value.clone();
+            self.0 = Arc::new(Inner {
+                value,
+                hash: AtomicU64::new(0),
+            });
+        }
+        let inner = Arc::get_mut(&mut self.0).expect("unique now");
         *inner.hash.get_mut() = 0;
         &mut inner.value
     }

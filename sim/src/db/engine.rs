@@ -8,7 +8,7 @@ use super::*;
 impl Db {
     pub fn new(tables: Vec<Table>) -> Db {
         Db {
-            tables,
+            tables: tables.into_iter().map(Shared::new).collect(),
             sessions: VecMap::new(),
             waiting: Vec::new(),
             next_tx: 1,
@@ -32,14 +32,13 @@ impl Db {
     }
 
     pub fn table(&self, name: &str) -> Option<&Table> {
-        self.tables.iter().find(|t| t.name == name)
+        self.tables.iter().find(|t| t.name == name).map(|t| &**t)
     }
 
     fn table_mut(&mut self, name: &str) -> &mut Table {
-        self.tables
-            .iter_mut()
-            .find(|t| t.name == name)
-            .unwrap_or_else(|| panic!("no table {name}"))
+        let t = self.tables.iter_mut().find(|t| t.name == name);
+        // Copied here if another world shares it.
+        &mut *t.unwrap_or_else(|| panic!("no table {name}"))
     }
 
     /// Open transactions: (connection, transaction).
@@ -232,7 +231,10 @@ impl Db {
     }
 
     fn finish(&mut self, tx: TxId, commit: bool) {
-        for t in &mut self.tables {
+        let mine = |r: &Row| r.pending.as_ref().is_some_and(|p| p.tx == tx);
+        // Only the tables the transaction wrote are copied (another world may share the rest).
+        for t in self.tables.iter_mut().filter(|t| t.rows.iter().any(mine)) {
+            let t = &mut **t;
             for r in &mut t.rows {
                 if r.pending.as_ref().is_some_and(|p| p.tx == tx) {
                     let p = r.pending.take().expect("checked");
@@ -356,7 +358,10 @@ impl Db {
                 cond,
                 order_by,
             } => {
-                let t = self.table_mut(table);
+                // Read only: a table another world shares is not copied.
+                let t = self
+                    .table(table)
+                    .unwrap_or_else(|| panic!("no table {table}"));
                 let mut rows: Vec<Vec<Value>> = t
                     .rows
                     .iter()
@@ -516,7 +521,7 @@ impl Db {
     /// `World::compact`: it keeps many worlds waiting).
     pub(crate) fn compact(&mut self) {
         for t in &mut self.tables {
-            t.rows.shrink_to_fit();
+            t.if_unique(|t| t.rows.shrink_to_fit());
         }
         self.sessions.shrink_to_fit();
         self.waiting.shrink_to_fit();
@@ -527,7 +532,7 @@ impl Db {
     /// and the id counters (`next_tx`, `next_row`: the next transaction and
     /// row get those ids). Leaves out what a scenario fixes (table names,
     /// columns, index names) and the race log (history).
-    pub(crate) fn hash_state<H: Hasher>(&self, h: &mut H) {
+    pub(crate) fn hash_state<H: Hasher + Default>(&self, h: &mut H) {
         // Exhaustive on purpose: a new field does not compile until it is decided here.
         let Db {
             tables,
@@ -542,19 +547,22 @@ impl Db {
         } = self;
         h.write_usize(tables.len());
         for t in tables {
-            let Table {
-                name: _,
-                columns: _,
-                unique,
-                rows,
-                next_row,
-            } = t;
-            next_row.hash(h);
-            h.write_usize(unique.len());
-            for ix in unique.iter() {
-                ix.present.hash(h);
-            }
-            rows.hash(h);
+            // Each table is hashed once per version: the worlds that share it share its hash.
+            h.write_u64(t.hash_with::<H>(|t, h| {
+                let Table {
+                    name: _,
+                    columns: _,
+                    unique,
+                    rows,
+                    next_row,
+                } = t;
+                next_row.hash(h);
+                h.write_usize(unique.len());
+                for ix in unique.iter() {
+                    ix.present.hash(h);
+                }
+                rows.hash(h);
+            }));
         }
         sessions.hash(h);
         waiting.hash(h);
