@@ -113,6 +113,20 @@ impl Client {
         }
     }
 
+    /// Operation `op`'s state. The client reaches its operations by index only through
+    /// here and [`Client::lane`]: two bounds checks' panic locations in the page's module
+    /// instead of forty (issue 28 item 5).
+    #[inline]
+    fn op(&mut self, op: OpId) -> &mut ClientOp {
+        &mut self.ops[op]
+    }
+
+    /// Lane `lane` of operation `op`.
+    #[inline]
+    fn lane(&mut self, op: OpId, lane: usize) -> &mut Lane {
+        &mut self.op(op).lanes[lane]
+    }
+
     fn new_key(&mut self, out: &mut Out) -> Option<KeyId> {
         self.keys.push(out.net.rng.uuid_v4());
         Some(KeyId(self.keys.len() - 1))
@@ -146,11 +160,11 @@ impl Client {
     /// The client starts operation `op`: it makes its key, once.
     fn begin_op(&mut self, op: OpId, out: &mut Out) {
         self.current = Some(op);
-        self.ops[op].started = out.now;
-        if let OpSpec::Debit { amount, .. } = self.ops[op].spec {
+        self.op(op).started = out.now;
+        if let OpSpec::Debit { amount, .. } = self.op(op).spec {
             out.intend_debit(amount);
         }
-        self.ops[op].key = self.key_for(op, out);
+        self.op(op).key = self.key_for(op, out);
     }
 
     /// `Event::ClientStart`: the operation's first request, one per copy.
@@ -171,7 +185,7 @@ impl Client {
             .current
             .or_else(|| ops.iter().position(|o| o.belief == Belief::NotStarted))
             .or(ops.len().checked_sub(1))?;
-        if self.ops[op].belief == Belief::NotStarted {
+        if self.op(op).belief == Belief::NotStarted {
             // These copies are the operation's start.
             out.queue.retain(|_, e| *e != Event::ClientStart(op));
             self.begin_op(op, out);
@@ -184,7 +198,7 @@ impl Client {
     }
 
     fn new_lane(&mut self, op: OpId, check: bool) -> usize {
-        let lanes = &mut self.ops[op].lanes;
+        let lanes = &mut self.op(op).lanes;
         lanes.push(Lane {
             last: 0,
             sent: 0,
@@ -199,9 +213,9 @@ impl Client {
     /// `Event::ClientRetry`: the lane's planned retry, unless the deadline
     /// has passed meanwhile (the phone slept through it): then it stops.
     pub(crate) fn retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
-        self.ops[op].lanes[lane].timer = None;
+        self.lane(op, lane).timer = None;
         let r = out.cfg.client.retry;
-        if !r.in_time(self.ops[op].started, out.now) {
+        if !r.in_time(self.op(op).started, out.now) {
             self.give_up(op, lane, out);
             return;
         }
@@ -210,8 +224,8 @@ impl Client {
 
     /// The read that asks the API what became of operation `op` by its key,
     /// once the app has stopped retrying it (`None`: it has nothing to ask by).
-    fn status_read(&self, op: OpId, out: &Out) -> Option<Body> {
-        let o = &self.ops[op];
+    fn status_read(&mut self, op: OpId, out: &Out) -> Option<Body> {
+        let o = &*self.op(op);
         let since = o.last_sent;
         match o.spec {
             OpSpec::Debit { .. } => Some(Body::ReadAccount),
@@ -240,7 +254,7 @@ impl Client {
     /// Plans the next status read of `op`, while it has asks left: in
     /// [`CHECK_AFTER`], and not before `not_before`.
     fn check_later(&mut self, op: OpId, not_before: Millis, out: &mut Out) {
-        let o = &mut self.ops[op];
+        let o = self.op(op);
         if o.checks < MAX_CHECKS && !o.belief.is_definite() {
             o.checks += 1;
             let at = (out.now + CHECK_AFTER).max(not_before);
@@ -253,7 +267,7 @@ impl Client {
         let Some(body) = self.status_read(op, out) else {
             return;
         };
-        if self.ops[op].belief.is_definite() {
+        if self.op(op).belief.is_definite() {
             return;
         }
         let lane = self.new_lane(op, true);
@@ -268,16 +282,16 @@ impl Client {
     /// what became of it (no new key, no deadline moved, the belief kept).
     fn send_as(&mut self, op: OpId, lane: usize, status: Option<Body>, out: &mut Out) {
         let check = status.is_some();
-        let o = &mut self.ops[op];
+        let o = self.op(op);
         o.attempts += 1;
         let attempt = o.attempts;
         if !check {
             o.last_sent = out.now;
             if attempt > 1 && out.cfg.client.new_key_per_retry && o.key.is_some() {
-                self.ops[op].key = self.new_key(out);
+                self.op(op).key = self.new_key(out);
             }
         }
-        let o = &self.ops[op];
+        let o = &*self.op(op);
         let body = match (status, &o.belief, o.spec) {
             (Some(b), ..) => b,
             (_, Belief::Conflict, OpSpec::Put { .. }) => Body::ReadProfile,
@@ -314,7 +328,7 @@ impl Client {
         out.send(NodeId::Client, NodeId::Api(to), Payload::Request(req), None);
         let t = out.now + out.cfg.client.retry.timeout;
         let key = out.timer(t, Event::ClientTimeout { op, lane, attempt });
-        let l = &mut self.ops[op].lanes[lane];
+        let l = self.lane(op, lane);
         l.last = attempt;
         l.sent += 1;
         l.open = true;
@@ -323,15 +337,15 @@ impl Client {
     }
 
     fn set_belief(&mut self, op: OpId, b: Belief, out: &mut Out) {
-        if self.ops[op].belief != b {
-            self.ops[op].belief = b.clone();
+        if self.op(op).belief != b {
+            self.op(op).belief = b.clone();
             out.happen(Happening::Belief { op, belief: b });
         }
     }
 
     /// Ends a lane: no more timeouts or retries from it.
     fn lane_done(&mut self, op: OpId, lane: usize, out: &mut Out) {
-        let l = &mut self.ops[op].lanes[lane];
+        let l = self.lane(op, lane);
         l.done = true;
         l.open = false;
         let t = l.timer.take();
@@ -342,14 +356,14 @@ impl Client {
     /// world then runs the scenario's script for that moment and calls
     /// [`Client::plan_retry`]).
     pub(crate) fn timed_out(&mut self, op: OpId, lane: usize, attempt: u32, out: &mut Out) -> bool {
-        let l = &mut self.ops[op].lanes[lane];
+        let l = self.lane(op, lane);
         if l.done || l.last != attempt {
             return false;
         }
         l.timer = None;
         // The client closes the attempt's connection: whatever it answers later is never read.
         l.open = false;
-        if self.ops[op].belief.is_definite() {
+        if self.op(op).belief.is_definite() {
             // Another lane already got the answer: this one stops waiting.
             self.lane_done(op, lane, out);
             return false;
@@ -359,13 +373,13 @@ impl Client {
     }
 
     pub(crate) fn plan_retry(&mut self, op: OpId, lane: usize, out: &mut Out) {
-        if self.ops[op].lanes[lane].check {
+        if self.lane(op, lane).check {
             // A status read got no answer: ask again later.
             self.lane_done(op, lane, out);
             self.check_later(op, Millis(0), out);
             return;
         }
-        let sent = self.ops[op].lanes[lane].sent;
+        let sent = self.lane(op, lane).sent;
         // The rules `Retry::schedule` shows the reader.
         let r = out.cfg.client.retry;
         if !r.again(sent) {
@@ -373,16 +387,16 @@ impl Client {
             return;
         }
         let backoff = r.pause(sent, Millis(out.net.rng.below(r.jitter.0 + 1)));
-        if !r.in_time(self.ops[op].started, out.now + backoff) {
+        if !r.in_time(self.op(op).started, out.now + backoff) {
             // Past the deadline: no more retries; the outcome stays unknown.
             self.give_up(op, lane, out);
             return;
         }
-        if !self.ops[op].belief.is_definite() {
+        if !self.op(op).belief.is_definite() {
             self.set_belief(op, Belief::Unknown, out);
         }
         let key = out.timer(out.now + backoff, Event::ClientRetry { op, lane });
-        let old = self.ops[op].lanes[lane].timer.replace(key);
+        let old = self.lane(op, lane).timer.replace(key);
         out.cancel(old);
     }
 
@@ -390,7 +404,7 @@ impl Client {
     /// definite answer, the client gives it up and goes on.
     fn give_up(&mut self, op: OpId, lane: usize, out: &mut Out) {
         self.lane_done(op, lane, out);
-        let o = &self.ops[op];
+        let o = &*self.op(op);
         if !o.belief.is_definite() && o.lanes.iter().all(|l| l.done) && o.checks == 0 {
             // The screen says "checking": the app will ask by the key.
             self.set_belief(op, Belief::GaveUp, out);
@@ -420,10 +434,10 @@ impl Client {
     /// The answer the client awaited ([`Client::awaits`]) arrived.
     pub(crate) fn on_response(&mut self, r: Response, out: &mut Out) {
         let (op, lane) = (r.op, r.lane);
-        let check = self.ops[op].lanes[lane].check;
+        let check = self.lane(op, lane).check;
         if r.is_success() {
             self.lane_done(op, lane, out);
-            let o = &self.ops[op];
+            let o = &*self.op(op);
             if o.belief.is_definite() {
                 return;
             }
@@ -432,7 +446,7 @@ impl Client {
             let belief = match &r.reply {
                 Reply::Payment { id, amount } => {
                     if Some(*amount) != o.body().amount() {
-                        self.ops[op].wrong_answer = true;
+                        self.op(op).wrong_answer = true;
                     }
                     Belief::Succeeded(id.clone())
                 }
@@ -467,7 +481,8 @@ impl Client {
                 // until it is older than the key's (or the order's) TTL. Ask again then.
                 self.lane_done(op, lane, out);
                 let ttl = out.cfg.client.op_ttl.unwrap_or(Millis(0));
-                self.check_later(op, self.ops[op].last_sent + ttl, out);
+                let at = self.op(op).last_sent + ttl;
+                self.check_later(op, at, out);
             }
             (409, Reply::Error(ErrorCode::VersionMismatch)) | (412, _) => {
                 // The version moved: re-read before deciding again.
@@ -477,7 +492,7 @@ impl Client {
             (409, _) | (500..=599, _) => self.plan_retry(op, lane, out),
             (status, Reply::Error(code)) if http::refuses(status) => {
                 self.lane_done(op, lane, out);
-                if !self.ops[op].belief.is_definite() {
+                if !self.op(op).belief.is_definite() {
                     self.set_belief(op, Belief::Failed(status, *code), out);
                     self.next_op(op, out);
                 }
