@@ -24,7 +24,6 @@ use gloo_timers::callback::{Interval, Timeout};
 use idem_sim::scenario::Toggle;
 use idem_sim::NodeId;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// The language the page was prerendered in (`<html lang>` as the page arrived):
 /// the language of its header and prose. Read before [`app`] changes the attribute.
@@ -63,11 +62,14 @@ pub fn mount() {
     let Some(place) = place else { return };
     // The page's own content of the lab's place (the no-script text) goes.
     place.set_text_content(None);
-    // Leptos's mount gives the page its reactive owner and starts its executor; the
-    // lab is markup written once ([`grid`]), so it mounts no view of Leptos's.
-    if let Ok(root) = place.clone().dyn_into::<web_sys::HtmlElement>() {
-        leptos::mount::mount_to(root, move || app(place)).forget();
-    }
+    // The lab is markup written once ([`grid`]): it mounts no view of Leptos's, so not
+    // through Leptos's mount (its view machinery), only what that mount does for the
+    // reactive system: start the executor that runs the effects, and give the page a
+    // root owner, for the page's life.
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    let owner = Owner::new();
+    owner.with(move || app(place));
+    std::mem::forget(owner);
     if let Some(page) = document().get_element_by_id("page") {
         let _ = page.set_attribute("data-testid", "app-ready");
     }
