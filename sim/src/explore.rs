@@ -320,22 +320,24 @@ impl World {
     }
 }
 
-/// Faults a path has used so far.
+/// Faults a path has used so far. Sixteen bits each (a path is at most
+/// [`Bound::max_depth`] choices long): every state waiting to be expanded
+/// holds one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 struct Used {
-    losses: u32,
-    crashes: u32,
-    clock_jumps: u32,
-    parallel: u32,
+    losses: u16,
+    crashes: u16,
+    clock_jumps: u16,
+    parallel: u16,
 }
 
 impl Used {
     fn after(mut self, c: &Choice) -> Used {
         match c {
-            Choice::Lose(_) => self.losses += 1,
-            Choice::Crash(_) => self.crashes += 1,
-            Choice::AdvanceClock(_) => self.clock_jumps += 1,
-            Choice::Parallel(_) => self.parallel += 1,
+            Choice::Lose(_) => self.losses = self.losses.saturating_add(1),
+            Choice::Crash(_) => self.crashes = self.crashes.saturating_add(1),
+            Choice::AdvanceClock(_) => self.clock_jumps = self.clock_jumps.saturating_add(1),
+            Choice::Parallel(_) => self.parallel = self.parallel.saturating_add(1),
             // Racing costs what its start costs (a crash is a crash).
             Choice::Race(start, _) => return self.after(&Choice::from(*start)),
             Choice::Fire(_) | Choice::Restart(_) => {}
@@ -349,10 +351,10 @@ impl Used {
     fn key(self, w: &World) -> u64 {
         let mut h = FxHasher::default();
         w.hash_canonical(&mut h);
-        h.write_u32(self.losses);
-        h.write_u32(self.crashes);
-        h.write_u32(self.clock_jumps);
-        h.write_u32(self.parallel);
+        h.write_u32(self.losses.into());
+        h.write_u32(self.crashes.into());
+        h.write_u32(self.clock_jumps.into());
+        h.write_u32(self.parallel.into());
         h.finish()
     }
 }
@@ -387,7 +389,7 @@ fn bounded_choices(
             _ => {}
         }
     }
-    if used.losses < bound.max_losses {
+    if u32::from(used.losses) < bound.max_losses {
         out.extend(
             w.msgs
                 .values()
@@ -398,14 +400,14 @@ fn bounded_choices(
     for &n in crashable {
         if !w.is_up(n) {
             out.push(Choice::Restart(n));
-        } else if used.crashes < bound.max_crashes {
+        } else if u32::from(used.crashes) < bound.max_crashes {
             out.push(Choice::Crash(n));
         }
     }
-    if used.clock_jumps < bound.max_clock_jumps {
+    if u32::from(used.clock_jumps) < bound.max_clock_jumps {
         out.push(Choice::AdvanceClock(rules.jump));
     }
-    if used.parallel < bound.max_parallel && !w.client.ops.is_empty() {
+    if u32::from(used.parallel) < bound.max_parallel && !w.client.ops.is_empty() {
         out.push(Choice::Parallel(rules.copies));
     }
 }
@@ -579,13 +581,14 @@ impl Paths<'_> {
     }
 }
 
-/// A state waiting to be expanded.
+/// A state waiting to be expanded: 24 bytes beside its world (the frontier's
+/// ring buffer holds up to twice the widest frontier of them).
 struct Open {
     /// Boxed: the frontier moves states around, and a world is large.
     world: Box<World>,
     node: u32,
     used: Used,
-    depth: usize,
+    depth: u32,
 }
 
 /// What an exploration has found so far.
@@ -810,7 +813,7 @@ impl Search {
     }
 
     fn expand(&mut self, o: Open) {
-        if o.depth >= self.bound.max_depth {
+        if o.depth as usize >= self.bound.max_depth {
             self.found.report.truncated = true;
             return;
         }
@@ -855,7 +858,7 @@ impl Search {
                 choice: u16::try_from(i).expect("fewer than 65,536 choices in a state"),
                 ordered: in_order && self.tree[o.node as usize].ordered,
             });
-            self.found.report.depth = self.found.report.depth.max(o.depth + 1);
+            self.found.report.depth = self.found.report.depth.max(o.depth as usize + 1);
             let paths = Paths {
                 start: &self.start,
                 tree: &self.tree,

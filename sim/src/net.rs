@@ -127,9 +127,10 @@ pub enum Payload {
     Request(Request),
     Response(Response),
     RedisCmd(redis::Cmd),
-    RedisReply(redis::Cmd, redis::Reply),
+    /// Boxed, as `SqlReply`: the largest payloads, and a message is as large as its largest.
+    RedisReply(Box<(redis::Cmd, redis::Reply)>),
     Sql(Stmt),
-    SqlReply(Stmt, Outcome),
+    SqlReply(Box<(Stmt, Outcome)>),
     Charge {
         amount: i64,
         key: Option<String>,

@@ -241,9 +241,9 @@ impl Payload {
             Payload::Request(r) => r.label(),
             Payload::Response(r) => r.label(),
             Payload::RedisCmd(c) => short_redis(c),
-            Payload::RedisReply(c, r) => format!("{} → {r}", short_redis(c)),
+            Payload::RedisReply(b) => format!("{} → {}", short_redis(&b.0), b.1),
             Payload::Sql(s) => short_sql(s),
-            Payload::SqlReply(s, o) => format!("{} → {}", short_sql(s), short_outcome(o)),
+            Payload::SqlReply(b) => format!("{} → {}", short_sql(&b.0), short_outcome(&b.1)),
             Payload::Charge { amount, key, .. } => {
                 // A negative charge is a refund: the money goes back.
                 let what = match *amount {

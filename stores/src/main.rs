@@ -432,11 +432,10 @@ fn configurations(s: &Scenario) -> Vec<(String, Toggles)> {
 fn commit_in_flight(w: &World) -> Vec<idem_sim::MsgId> {
     w.msgs
         .values()
-        .filter(|m| {
-            matches!(
-                &m.payload,
-                Payload::Sql(Stmt::Commit) | Payload::SqlReply(Stmt::Commit, _)
-            )
+        .filter(|m| match &m.payload {
+            Payload::Sql(Stmt::Commit) => true,
+            Payload::SqlReply(r) => r.0 == Stmt::Commit,
+            _ => false,
         })
         .map(|m| m.id)
         .collect()

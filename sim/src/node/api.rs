@@ -91,8 +91,8 @@ impl Api {
         let deadline = self.handling.get_mut(&rid).and_then(|h| h.deadline.take());
         out.cancel(deadline);
         let input = match p {
-            Payload::RedisReply(_, r) => Input::Redis(r),
-            Payload::SqlReply(_, o) => Input::Sql(o),
+            Payload::RedisReply(r) => Input::Redis(r.1),
+            Payload::SqlReply(r) => Input::Sql(r.1),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
             Payload::ChargeFound { charge } => Input::Found(charge),

@@ -243,9 +243,10 @@ impl Consumer {
         deadline: &mut Option<EventKey>,
         out: &mut Out,
     ) {
-        let Payload::SqlReply(_, o) = p else {
+        let Payload::SqlReply(r) = p else {
             return;
         };
+        let (_, o) = *r;
         out.cancel(deadline.take());
         let Some((_, offset, msg_id, amount, phase)) = self.current.clone() else {
             return;

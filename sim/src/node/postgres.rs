@@ -28,7 +28,7 @@ pub(crate) fn on_sql(
         out.send(
             NodeId::Postgres,
             from,
-            Payload::SqlReply(stmt, outcome),
+            Payload::SqlReply(Box::new((stmt, outcome))),
             req,
         );
     }
@@ -118,7 +118,7 @@ fn resume(db: &Db, conns: &Conns, woken: Vec<db::Woken>, out: &mut Out) {
             out.send(
                 NodeId::Postgres,
                 owner,
-                Payload::SqlReply(w.stmt, outcome),
+                Payload::SqlReply(Box::new((w.stmt, outcome))),
                 Some(ReqId(w.conn.0)),
             );
         }

@@ -16,5 +16,10 @@ pub(crate) fn on_cmd(redis: &mut Redis, from: NodeId, req: Option<ReqId>, cmd: C
             reply: reply.clone(),
         });
     }
-    out.send(NodeId::Redis, from, Payload::RedisReply(cmd, reply), req);
+    out.send(
+        NodeId::Redis,
+        from,
+        Payload::RedisReply(Box::new((cmd, reply))),
+        req,
+    );
 }
