@@ -1,9 +1,10 @@
 //! [`Var`]: the page's one kind of reactive value. The value lives in a plain cell; a
-//! Leptos signal of one type (`u32`, its value unused) tells the effects that read it
+//! Leptos `ArcTrigger` (a list of subscribers, no value) tells the effects that read it
 //! when it changed. Leptos's signal of a type of its own brought its own copy of the
-//! signal's machinery, ~450 B gzip per type (the lab's twelve types; issue 28, item 5).
+//! signal's machinery, ~450 B gzip per type (the lab's eleven types), and a signal of one
+//! type (`u32`, its value unused) the arena's lookup (issue 28, item 5).
 
-use leptos::prelude::{Notify, RwSignal, Track};
+use leptos::prelude::{ArcTrigger, Notify, Track};
 use std::cell::RefCell;
 
 /// A value the page's effects follow: [`Var::with`] and [`Var::get`] read it and track
@@ -12,8 +13,8 @@ use std::cell::RefCell;
 /// Leptos signal too notifies on every write). `Copy`, as a signal: the page's state
 /// lives for the page's life (the cell is never freed).
 pub struct Var<T: 'static> {
-    value: &'static RefCell<T>,
-    changed: RwSignal<u32>,
+    /// The value, and the trigger that says it changed.
+    cell: &'static (RefCell<T>, ArcTrigger),
 }
 
 impl<T: 'static> Clone for Var<T> {
@@ -27,14 +28,13 @@ impl<T: 'static> Copy for Var<T> {}
 impl<T: 'static> Var<T> {
     pub fn new(value: T) -> Var<T> {
         Var {
-            value: Box::leak(Box::new(RefCell::new(value))),
-            changed: RwSignal::new(0),
+            cell: Box::leak(Box::new((RefCell::new(value), ArcTrigger::new()))),
         }
     }
 
     /// The running effect runs again when the value changes.
     pub fn track(&self) {
-        self.changed.track();
+        self.cell.1.track();
     }
 
     /// `f` of the value, tracked.
@@ -45,21 +45,21 @@ impl<T: 'static> Var<T> {
 
     /// `f` of the value, not tracked.
     pub fn with_untracked<R>(&self, f: impl FnOnce(&T) -> R) -> R {
-        f(&self.value.borrow())
+        f(&self.cell.0.borrow())
     }
 
     /// Changes the value in place, then notifies.
     pub fn update(&self, f: impl FnOnce(&mut T)) {
-        f(&mut self.value.borrow_mut());
-        self.changed.notify();
+        f(&mut self.cell.0.borrow_mut());
+        self.cell.1.notify();
     }
 
     /// Replaces the value, then notifies.
     pub fn set(&self, value: T) {
         // The old value is dropped after the cell's borrow ends.
-        let old = self.value.replace(value);
+        let old = self.cell.0.replace(value);
         drop(old);
-        self.changed.notify();
+        self.cell.1.notify();
     }
 }
 
