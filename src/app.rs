@@ -93,6 +93,7 @@ fn app(place: web_sys::Element) {
     // scenario's text is fetched then, and the address bar written (`sync_url`).
     request_animation_frame(move || {
         Timeout::new(0, move || {
+            lab.finish();
             // Not again where it was whole at once: that would draw it all twice.
             if !lab.whole.get_untracked() {
                 lab.whole.set(true);
@@ -342,27 +343,42 @@ fn read_start() -> Start {
         .filter(|l| crate::lesson::loaded(*l))
         .unwrap_or_else(page_lang);
     let ui = ui(lang);
-    let (run, dropped) = p.run();
+    // Where the lab is out of view as the page opens (no link to it, not embedded: its
+    // first stage, `Lab::whole`), the run is computed only as far as the step shown, and
+    // the rest before the second stage draws it or the reader acts (`Lab::finish`).
+    let (run, dropped) = p.run_to(if p.lab_link || p.embed || p.decisive {
+        idem_sim::run::MAX_STEPS
+    } else {
+        p.step.unwrap_or(0)
+    });
     // Values from the URL are quoted shortened (`echo`); the markup writer escapes them.
     let mut texts: Vec<String> = notices
         .iter()
-        .map(|n| match n {
-            Notice::UnknownScenario(v) => fill(ui.unknown_scenario(), &[&echo(v)]),
-            Notice::BadStep(v) => fill(ui.unknown_step(), &[&echo(v)]),
-            Notice::BadSeed(v) => fill(ui.bad_seed(), &[&echo(v), &p.seed.to_string()]),
-            Notice::UnknownLang(v) => fill(ui.unknown_lang(), &[&echo(v)]),
-            Notice::BadSpeed(v) => fill(ui.bad_speed(), &[&echo(v)]),
-            Notice::UnknownToggle(v) => fill(ui.unknown_toggle(), &[&echo(v)]),
-            Notice::ToggleNotOffered(v) => fill(ui.toggle_not_offered(), &[&echo(v)]),
-            Notice::BadCommand(v) => fill(ui.bad_command(), &[&echo(v)]),
-            Notice::BadEmbed(v) => fill(ui.bad_embed(), &[&echo(v)]),
-            Notice::BadRetry(v) => fill(ui.retry_bad(), &[&echo(v)]),
-            Notice::RetryRange { i, typed, used } => controls::retry_range(ui, *i, typed, *used),
+        .map(|n| {
+            // Most name the value they refused, and nothing else: one `fill` for them.
+            let (t, v) = match n {
+                Notice::UnknownScenario(v) => (ui.unknown_scenario(), v),
+                Notice::BadStep(v) => (ui.unknown_step(), v),
+                Notice::BadSeed(v) => {
+                    return fill(ui.bad_seed(), &[&echo(v), &p.seed.to_string()]);
+                }
+                Notice::UnknownLang(v) => (ui.unknown_lang(), v),
+                Notice::BadSpeed(v) => (ui.bad_speed(), v),
+                Notice::UnknownToggle(v) => (ui.unknown_toggle(), v),
+                Notice::ToggleNotOffered(v) => (ui.toggle_not_offered(), v),
+                Notice::BadCommand(v) => (ui.bad_command(), v),
+                Notice::BadEmbed(v) => (ui.bad_embed(), v),
+                Notice::BadRetry(v) => (ui.retry_bad(), v),
+                Notice::RetryRange { i, typed, used } => {
+                    return controls::retry_range(ui, *i, typed, *used);
+                }
+            };
+            fill(t, &[&echo(v)])
         })
         .collect();
     // The reader's commands from the link were replayed, in order, each at its step.
     for d in dropped {
-        let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
+        let text = crate::params::dropped_text(&d);
         texts.push(fill(ui.bad_command(), &[&echo(&text)]));
     }
     let len = run.len();

@@ -6,6 +6,11 @@
 
 use crate::lesson::Lang;
 pub use idem_sim::link::{command_text, parse_command};
+
+/// A reader's command of a link that no longer applies, as a notice quotes it (`3:lose-7`).
+pub fn dropped_text(d: &idem_sim::run::Dropped) -> String {
+    format!("{}:{}", d.step, command_text(&d.command))
+}
 use idem_sim::scenario::{Retry, Scenario, ScenarioId, Toggle, Toggles};
 use idem_sim::{link, Command};
 
@@ -245,10 +250,19 @@ impl Params {
     /// The run the link describes: its scenario under the link's toggles, with
     /// its commands replayed (those that no longer apply are returned).
     pub fn run(&self) -> (idem_sim::Run, Vec<idem_sim::run::Dropped>) {
+        self.run_to(idem_sim::run::MAX_STEPS)
+    }
+
+    /// [`Params::run`], where the link has no commands computed only as far as step
+    /// `upto` (`Run::head`: the page's first stage shows it, `Run::finish` the rest).
+    pub fn run_to(&self, upto: usize) -> (idem_sim::Run, Vec<idem_sim::run::Dropped>) {
         let s = self.scenario.scenario();
         let toggles = self.toggles(s.default_toggles());
         let config = idem_sim::Config::defaults(s, self.seed).with_toggles(toggles);
         let s = s.with_retry(self.retry.unwrap_or(s.retry));
+        if self.commands.is_empty() {
+            return (idem_sim::Run::head(s, config, upto), Vec::new());
+        }
         idem_sim::Run::replay(s, config, &self.commands)
     }
 

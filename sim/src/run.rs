@@ -7,6 +7,10 @@
 //! command applied at step k starts a new branch: the future after k is
 //! discarded, the command becomes step k + 1, and the run is computed again
 //! to its end.
+//!
+//! A run may also be computed in two installments: [`Run::head`] only as far as
+//! a step, [`Run::finish`] the rest (the page shows its first step before the
+//! rest is computed); the same run as [`Run::new`] computes at once.
 
 use crate::invariant::Invariant;
 use crate::scenario::{Retry, Scenario, Toggles};
@@ -42,6 +46,13 @@ pub struct Run {
 impl Run {
     /// Runs `scenario` under `config` to its end.
     pub fn new(scenario: Scenario, config: Config) -> Run {
+        Run::head(scenario, config, MAX_STEPS)
+    }
+
+    /// The run of `scenario` under `config` computed only as far as step `upto`
+    /// (to its end if that comes sooner): its steps up to `upto` are those of
+    /// [`Run::new`], and [`Run::finish`] computes the rest.
+    pub fn head(scenario: Scenario, config: Config, upto: usize) -> Run {
         let scenario = Arc::new(scenario);
         let w = World::new(scenario.clone(), config);
         let mut run = Run {
@@ -51,11 +62,25 @@ impl Run {
             checkpoints: vec![w.clone()],
             end: w.clone(),
         };
-        run.extend(w);
+        run.extend_to(w, upto);
         run
     }
 
-    /// The number of steps.
+    /// Whether the run is computed to its end (every run but a [`Run::head`]
+    /// that stopped short of it). Only such a run takes commands or replays.
+    pub fn is_whole(&self) -> bool {
+        self.end.is_quiet() || self.trace.len() >= MAX_STEPS
+    }
+
+    /// Computes the rest of a run [`Run::head`] began: then it is the run
+    /// [`Run::new`] computes at once.
+    pub fn finish(&mut self) {
+        if !self.is_whole() {
+            self.extend(self.end.clone());
+        }
+    }
+
+    /// The number of steps (computed so far: see [`Run::is_whole`]).
     pub fn len(&self) -> usize {
         self.trace.len()
     }
@@ -117,8 +142,13 @@ impl Run {
         }
     }
 
-    fn extend(&mut self, mut w: World) {
-        while !w.is_quiet() && self.trace.len() < MAX_STEPS {
+    fn extend(&mut self, w: World) {
+        self.extend_to(w, MAX_STEPS);
+    }
+
+    /// Steps `w`, the world after the last step, on to step `upto` or the end.
+    fn extend_to(&mut self, mut w: World, upto: usize) {
+        while !w.is_quiet() && self.trace.len() < upto.min(MAX_STEPS) {
             let happenings = w.step();
             if happenings.is_empty() {
                 // Only stale timers were left, and firing them changed nothing

@@ -414,6 +414,48 @@ fn the_same_scenario_and_config_give_the_same_run() {
     assert_ne!(case.run(1).text(), case.run(2).text());
 }
 
+/// A run computed in two installments, first as far as a step (`Run::head`, the page's
+/// first stage) and then to its end (`Run::finish`), is the run computed at once: every
+/// step and every world on the way, wherever the first installment stopped.
+#[test]
+fn a_run_computed_in_two_installments_is_the_run_computed_at_once() {
+    for s in scenario::all() {
+        let case = Case::new(s, s.default_toggles(), RandomFaults::default());
+        for_seeds(&case, (0..SEEDS).step_by(50), |seed, run| {
+            let n = run.len();
+            for upto in [0, 1, 7, n / 2, n.saturating_sub(1), n, n + 3] {
+                let mut head = Run::head((*case.scenario).clone(), case.config(seed), upto);
+                ensure(head.len() == upto.min(n), || {
+                    format!("head({upto}) has {} steps of {n}", head.len())
+                })?;
+                ensure(head.trace[..] == run.trace[..head.len()], || {
+                    format!("head({upto}) steps differently")
+                })?;
+                ensure(
+                    head.is_whole() == (upto > n || head.end() == run.end()),
+                    || format!("head({upto}) of {n} steps says whole: {}", head.is_whole()),
+                )?;
+                head.finish();
+                ensure(head.is_whole(), || {
+                    format!("head({upto}) finished is not whole")
+                })?;
+                ensure(head.trace == run.trace, || {
+                    format!("head({upto}) finished has another trace")
+                })?;
+                ensure(head.end() == run.end(), || {
+                    format!("head({upto}) finished has another end")
+                })?;
+                for k in 0..=n {
+                    ensure(head.state_at(k) == run.state_at(k), || {
+                        format!("head({upto}) finished has another world at step {k}")
+                    })?;
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
 // ---------------------------------------------------------------- (d) restore and branch
 
 /// The world after the first `k` records of `run`, rebuilt from scratch

@@ -92,7 +92,8 @@ impl Step {
 /// What the page starts from, read at the edge.
 pub struct Start {
     pub lang: Lang,
-    /// The run, with the link's commands already applied.
+    /// The run, with the link's commands already applied; where the lab starts out of
+    /// view, computed only as far as `step` ([`Lab::finish`] computes the rest).
     pub run: Run,
     pub seed: u64,
     pub step: usize,
@@ -163,7 +164,16 @@ impl Lab {
         self.run.with_untracked(|r| r.config.toggles)
     }
 
-    /// The number of steps of the run.
+    /// Computes the rest of a run the page started with only as far as its step
+    /// (`app::read_start`, `Run::head`): before the lab's second stage draws it and
+    /// before any event is handled, so nothing but the first stage sees it partial.
+    pub fn finish(&self) {
+        if !self.run.with_untracked(Run::is_whole) {
+            self.run.update(Run::finish);
+        }
+    }
+
+    /// The number of steps of the run (computed so far: see [`Lab::finish`]).
     pub fn steps(&self) -> usize {
         self.run.with(|r| r.len())
     }
@@ -252,7 +262,7 @@ impl Lab {
         let (run, dropped) = self.run.with_untracked(|r| r.with_policy(retry, toggles));
         let ui = self.ui();
         for d in dropped {
-            let text = format!("{}:{}", d.step, crate::params::command_text(&d.command));
+            let text = crate::params::dropped_text(&d);
             self.notices
                 .update(|n| n.push(fill(ui.dropped_command(), &[&text])));
         }

@@ -54,6 +54,9 @@ pub fn patch(lab: Lab) {
         // At the start of a run the reader has not changed, a restart would change nothing.
         let fresh = lab.run.with(|r| r.commands().is_empty());
         disable(Ctl::Restart, k == 0 && fresh && !playing);
+        // (The lab's first stage may have computed the run only as far as its step, out
+        // of view: `Lab::finish` computes the rest before the second stage draws the lab
+        // or any event is handled, and these follow it then.)
         disable(Ctl::Step, k >= n);
         disable(Ctl::End, k >= n);
         if let Some(b) = el(Ctl::Play) {
