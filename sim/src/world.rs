@@ -65,6 +65,17 @@ pub struct Initial {
     pub likes: i64,
 }
 
+/// The pipeline scenario's producer and consumer, with their timers (the
+/// broker's session timer is the world's: the broker pumps at every step).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pipeline {
+    pub producer: Producer,
+    pub consumer: Consumer,
+    pub(crate) producer_timer: Option<EventKey>,
+    /// The consumer's statement timeout on its last statement.
+    pub(crate) statement_timer: Option<EventKey>,
+}
+
 /// The whole simulated world.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World {
@@ -97,8 +108,10 @@ pub struct World {
     /// The mail service: the receipts the customer received.
     pub mail: Shared<Mail>,
     pub broker: Shared<Broker>,
-    pub producer: Producer,
-    pub consumer: Consumer,
+    /// The queue pipeline's producer and consumer and two of their timers.
+    /// Shared: only the pipeline scenario has them, and they were a
+    /// quarter of every world the explorer keeps waiting.
+    pub pipeline: Shared<Pipeline>,
     /// Which node owns each database connection.
     pub(crate) conns: postgres::Conns,
     /// Connections whose process closed them with statements still on the
@@ -106,11 +119,8 @@ pub struct World {
     pub(crate) closing: Vec<ReqId>,
     /// Planned automatic restarts.
     pub(crate) restarts: VecMap<NodeId, EventKey>,
-    pub(crate) producer_timer: Option<EventKey>,
     /// The broker's session timer on the record it delivered last.
     pub(crate) session_timer: Option<EventKey>,
-    /// The consumer's statement timeout on its last statement.
-    pub(crate) statement_timer: Option<EventKey>,
     pub(crate) next_req: u32,
     pub(crate) next_payment: u32,
     /// Money the world meant to take from the account (client debits, other writers, events).
@@ -197,17 +207,19 @@ impl World {
             processor: Shared::default(),
             mail: Shared::default(),
             broker: Shared::default(),
-            producer: Producer::default(),
-            consumer: Consumer {
-                up: true,
-                current: None,
-            },
+            pipeline: Shared::new(Pipeline {
+                producer: Producer::default(),
+                consumer: Consumer {
+                    up: true,
+                    current: None,
+                },
+                producer_timer: None,
+                statement_timer: None,
+            }),
             conns: VecMap::new(),
             closing: Vec::new(),
             restarts: VecMap::new(),
-            producer_timer: None,
             session_timer: None,
-            statement_timer: None,
             next_req: 1,
             next_payment: 1,
             intended_debits: 0,
@@ -261,7 +273,7 @@ impl World {
     pub fn is_up(&self, n: NodeId) -> bool {
         match n {
             NodeId::Api(i) => self.apis.get(i as usize).is_some_and(|a| a.up),
-            NodeId::Consumer => self.consumer.up,
+            NodeId::Consumer => self.pipeline.consumer.up,
             _ => true,
         }
     }
@@ -363,7 +375,7 @@ impl World {
 
     /// The end of every step: the broker feeds an idle consumer, and the invariants are judged.
     fn settle(&mut self, hs: &mut Vec<Happening>) {
-        if self.scenario.handler == Handler::Pipeline && self.consumer.idle() {
+        if self.scenario.handler == Handler::Pipeline && self.pipeline.consumer.idle() {
             self.react(Event::Pump, hs);
         }
         self.check_invariants(hs);
@@ -505,9 +517,12 @@ impl World {
                     !self.apis[i as usize].handling.contains_key(&r)
                 }
                 (NodeId::Reconciler, Some(r)) => !self.reconciler.handling.contains_key(&r),
-                (NodeId::Consumer, Some(r)) if m.payload.is_reply() => {
-                    self.consumer.current.as_ref().is_none_or(|c| c.0 != r)
-                }
+                (NodeId::Consumer, Some(r)) if m.payload.is_reply() => self
+                    .pipeline
+                    .consumer
+                    .current
+                    .as_ref()
+                    .is_none_or(|c| c.0 != r),
                 _ => false,
             };
         // A statement of a closed session never runs (the process that opened it is
@@ -584,7 +599,8 @@ impl World {
                         self.reconciler.reply(m.req.unwrap_or(ReqId(0)), p, &mut o)
                     }
                     (NodeId::Api(_), Payload::ProduceAck { .. }) => {
-                        self.producer.on_ack(&mut self.producer_timer, &mut o)
+                        let p = &mut *self.pipeline;
+                        p.producer.on_ack(&mut p.producer_timer, &mut o)
                     }
                     (
                         NodeId::Consumer,
@@ -597,12 +613,13 @@ impl World {
                         let rid = ReqId(self.next_req);
                         self.next_req += 1;
                         let r = (offset, msg_id, amount);
-                        self.consumer
-                            .receive(rid, r, &mut self.statement_timer, &mut o);
+                        let p = &mut *self.pipeline;
+                        p.consumer.receive(rid, r, &mut p.statement_timer, &mut o);
                     }
                     (NodeId::Consumer, p) => {
-                        let (rid, timer) = (m.req.unwrap_or(ReqId(0)), &mut self.statement_timer);
-                        self.consumer.on_reply(rid, p, timer, &mut o)
+                        let pl = &mut *self.pipeline;
+                        let (rid, timer) = (m.req.unwrap_or(ReqId(0)), &mut pl.statement_timer);
+                        pl.consumer.on_reply(rid, p, timer, &mut o)
                     }
                     (NodeId::Redis, Payload::RedisCmd(cmd)) => {
                         node::redis::on_cmd(&mut self.redis, m.from, m.req, cmd, &mut o)
@@ -660,18 +677,22 @@ impl World {
                 ..
             } => self.reconciler.timed_out(req, &mut o),
             Event::ProducerSend => {
-                let (up, timer) = (self.apis[0].up, &mut self.producer_timer);
-                self.producer.send(up, timer, &mut o)
+                let (up, p) = (self.apis[0].up, &mut *self.pipeline);
+                p.producer.send(up, &mut p.producer_timer, &mut o)
             }
             Event::ProducerTimeout { attempt } => {
-                let (up, timer) = (self.apis[0].up, &mut self.producer_timer);
-                self.producer.timeout(attempt, up, timer, &mut o)
+                let (up, p) = (self.apis[0].up, &mut *self.pipeline);
+                p.producer
+                    .timeout(attempt, up, &mut p.producer_timer, &mut o)
             }
             Event::Pump => self.broker.pump(&mut self.session_timer, &mut o),
             Event::SessionTimeout => self.broker.session_expired(&mut self.session_timer, &mut o),
             Event::StatementTimeout(rid) => {
-                let timer = &mut self.statement_timer;
-                if let Some(r) = self.consumer.statement_timed_out(rid, timer, &mut o) {
+                let p = &mut *self.pipeline;
+                if let Some(r) = p
+                    .consumer
+                    .statement_timed_out(rid, &mut p.statement_timer, &mut o)
+                {
                     drop_after = Some(r);
                 }
             }
@@ -734,10 +755,12 @@ impl World {
                 }
             }
             NodeId::Consumer => {
-                if let Some(r) = self.consumer.crash() {
+                let p = &mut *self.pipeline;
+                let (r, statement) = (p.consumer.crash(), p.statement_timer.take());
+                if let Some(r) = r {
                     self.drop_connection(r, hs);
                 }
-                let timers = [self.statement_timer.take(), self.session_timer.take()];
+                let timers = [statement, self.session_timer.take()];
                 for t in timers {
                     self.cancel(t);
                 }
@@ -757,7 +780,7 @@ impl World {
         self.cancel(planned);
         match node {
             NodeId::Api(i) => self.apis[i as usize].up = true,
-            NodeId::Consumer => self.consumer.up = true,
+            NodeId::Consumer => self.pipeline.consumer.up = true,
             _ => return,
         }
         hs.push(Happening::Restarted(node));

@@ -1525,7 +1525,7 @@ fn check_pipeline(
     assert_eq!(end.broker.delivered[..2], [0, 0]);
     assert!(r.decisive_step().is_some());
     assert_eq!(
-        end.producer.attempts, 2,
+        end.pipeline.producer.attempts, 2,
         "the lost ack made the producer retry"
     );
 }

@@ -4,7 +4,7 @@
 use crate::db::Db;
 use crate::net::Msg;
 use crate::time::Millis;
-use crate::world::{Api, Client, ClientOp, Event, EventKey, Handling, Lane, World};
+use crate::world::{Api, Client, ClientOp, Event, EventKey, Handling, Lane, Pipeline, World};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -61,14 +61,11 @@ impl World {
             processor,
             mail,
             broker,
-            producer,
-            consumer,
+            pipeline,
             conns,
             closing,
             restarts,
-            producer_timer,
             session_timer,
-            statement_timer,
             next_req,
             next_payment,
             intended_debits,
@@ -124,8 +121,18 @@ impl World {
         h.write_u64(processor.hash_with::<FxHasher>(Hash::hash));
         h.write_u64(mail.hash_with::<FxHasher>(Hash::hash));
         h.write_u64(broker.hash_with::<FxHasher>(Hash::hash));
-        producer.hash(h);
-        consumer.hash(h);
+        h.write_u64(pipeline.hash_with::<FxHasher>(|p, h| {
+            let Pipeline {
+                producer,
+                consumer,
+                producer_timer,
+                statement_timer,
+            } = p;
+            producer.hash(h);
+            consumer.hash(h);
+            time_of(*producer_timer).hash(h);
+            time_of(*statement_timer).hash(h);
+        }));
         conns.hash(h);
         closing.hash(h);
         h.write_usize(restarts.len());
@@ -133,9 +140,7 @@ impl World {
             node.hash(h);
             at.hash(h);
         }
-        time_of(*producer_timer).hash(h);
         time_of(*session_timer).hash(h);
-        time_of(*statement_timer).hash(h);
         // Id counters are state: the ids they hand out are hashed where they are used.
         next_req.hash(h);
         next_payment.hash(h);
