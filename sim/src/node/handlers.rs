@@ -289,7 +289,8 @@ fn status(
     out: &mut Out,
 ) -> Move {
     let user = h.req.user;
-    let key = key.map(|k| k.to_string()).unwrap_or_default();
+    // Written out only where a step names it (most steps do not).
+    let key = || key.as_ref().map(StoreKey::to_string).unwrap_or_default();
     let not_found = match config.op_ttl {
         Some(ttl) if out.now < since + ttl => Move::error(503, ErrorCode::OutcomeUnknown),
         _ => Move::error(404, ErrorCode::NotFound),
@@ -307,7 +308,7 @@ fn status(
                 "payments",
                 vec![
                     Cond::Eq("user_id", Value::Int(user)),
-                    Cond::Eq("idempotency_key", Value::text(key.clone())),
+                    Cond::Eq("idempotency_key", Value::text(key())),
                 ],
                 Some("id"),
             ),
@@ -349,7 +350,7 @@ fn status(
             // The processor was given the key, so it can say whether it charged, and
             // the ledger refuses a second row for the key, so booking is idempotent.
             (_, None) if config.status.books_found_charges => {
-                Move::Go(Phase::Reconcile, Call::FindCharge(key))
+                Move::Go(Phase::Reconcile, Call::FindCharge(key()))
             }
             (_, None) => Move::error(503, ErrorCode::OutcomeUnknown),
         },
@@ -359,7 +360,7 @@ fn status(
             Move::Go(Phase::Begin, Call::Sql(Stmt::Begin))
         }
         (Phase::Begin, Input::Sql(_)) => {
-            let ledger_key = (!matches!(of, Asked::Order { .. })).then_some(key);
+            let ledger_key = (!matches!(of, Asked::Order { .. })).then(key);
             let pay = insert_payment(h, out, amount, ledger_key);
             Move::Go(Phase::InsertPayment, Call::Sql(pay))
         }

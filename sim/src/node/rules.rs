@@ -6,7 +6,7 @@
 //! A handler reads what Postgres answers, never its tables.
 
 use crate::db::{Cond, Outcome, Stmt, Value};
-use crate::http::{self, ErrorCode, KeyId, Reply, Request};
+use crate::http::{self, Body, ErrorCode, KeyId, Reply, Request};
 use crate::key::{KeyRecord, Paid};
 use crate::net::{NodeId, ReqId};
 use crate::out::EventKey;
@@ -232,7 +232,9 @@ impl Move {
 /// runs a rule per reply, and a quarter of them do not name the key).
 #[derive(Clone, Debug)]
 pub(crate) struct StoreKey {
-    scope: Option<String>,
+    /// The body whose method and path scope the key ([`Body::scope`]), written
+    /// out with the key (it was a string made at every step).
+    scope: Option<Body>,
     key: KeyId,
 }
 
@@ -240,7 +242,7 @@ impl StoreKey {
     /// `req`'s key, if it has one, scoped or not.
     pub(crate) fn of(req: &Request, scoped: bool) -> Option<StoreKey> {
         req.key.map(|key| StoreKey {
-            scope: scoped.then(|| req.body.scope()),
+            scope: scoped.then(|| req.body.clone()),
             key,
         })
     }
@@ -248,8 +250,8 @@ impl StoreKey {
 
 impl std::fmt::Display for StoreKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(scope) = &self.scope {
-            write!(f, "{scope}:")?;
+        if let Some(body) = &self.scope {
+            write!(f, "{}:", body.scope())?;
         }
         self.key.fmt(f)
     }
