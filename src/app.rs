@@ -117,10 +117,7 @@ fn app(place: web_sys::Element) {
     // The page arrives in its language with its title (and `boot.js` marked an embedded
     // page): written again from the lab's second stage on (`Lab::whole`), not while its
     // core mounts.
-    crate::ui::effect(move || {
-        if !lab.whole.get() {
-            return;
-        }
+    crate::ui::staged(lab, move || {
         let lang = lab.lang.get();
         document().set_title(ui(lang).title());
         if let Some(html) = document().document_element() {
@@ -430,10 +427,7 @@ fn random_seed() -> u64 {
 /// from the lab's second stage on (`Lab::whole`), not in the task that mounts its core
 /// (the history's `replaceState` and the query's text are not the core's).
 fn sync_url(lab: Lab) {
-    crate::ui::effect(move || {
-        if !lab.whole.get() {
-            return;
-        }
+    crate::ui::staged(lab, move || {
         let id = lab.scenario();
         let k = lab.cursor.get();
         let lang = lab.lang.get();

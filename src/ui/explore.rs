@@ -238,11 +238,8 @@ pub fn reset(lab: Lab) {
 /// change, asks the comparison's worker again (the same request is not sent
 /// twice: it does not depend on the step).
 fn follow(lab: Lab) {
-    crate::ui::effect(move || {
-        // Nothing is compared while the page starts: from the lab's second stage on.
-        if !lab.whole.get() {
-            return;
-        }
+    // Nothing is compared while the page starts: from the lab's second stage on.
+    crate::ui::staged(lab, move || {
         let views = compared(lab);
         if let Some(el) = document().get_element_by_id("xv") {
             super::set_inner(&el, &views);

@@ -63,6 +63,24 @@ pub fn effect(f: impl Fn() + 'static) {
     Effect::new(move |_| f());
 }
 
+/// An effect of the lab's second stage ([`state::Lab::whole`]): `f` runs once the whole
+/// lab is drawn, and again whenever a signal it read changes; before, only the check runs.
+/// `f` is called through a pointer, so it stays a function of its own (wasm-opt inlines a
+/// function that has one caller): the browser compiles a module's functions on their
+/// first call, so `f` is compiled at the second stage, not in the task that mounts the
+/// lab's core, where the compiling was about half the time (issue 28, item 3).
+pub fn staged(lab: state::Lab, f: impl Fn() + 'static) {
+    stage(lab, Box::new(f));
+}
+
+fn stage(lab: state::Lab, f: Box<dyn Fn()>) {
+    effect(move || {
+        if lab.whole.get() {
+            f();
+        }
+    });
+}
+
 /// The first element of the page that matches `sel` (for what no typed handle names).
 pub fn find(sel: &str) -> Option<web_sys::Element> {
     leptos::prelude::document()
@@ -102,16 +120,16 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut out = Vec::new();
         for (p, src) in crate::source_files(&root) {
-            // Leptos's `Effect::new` itself, and the page's effects made by `ui::effect`.
-            let openers = [concat!("Effect", "::new("), concat!("effect", "(move")];
-            let starts = openers.iter().flat_map(|o| {
-                let skip = if o.ends_with("(move") {
-                    o.len() - 4
-                } else {
-                    o.len()
-                };
-                src.match_indices(o).map(move |(i, _)| i + skip)
-            });
+            // Leptos's `Effect::new` itself, and the page's effects made by `ui::effect`
+            // and `ui::staged` (each opener with the length of what precedes the body).
+            let openers = [
+                (concat!("Effect", "::new("), 12),
+                (concat!("effect", "(move"), 7),
+                (concat!("staged", "(lab, move"), 12),
+            ];
+            let starts = openers
+                .iter()
+                .flat_map(|(o, skip)| src.match_indices(o).map(move |(i, _)| i + skip));
             for start in starts.collect::<Vec<_>>() {
                 let body = &src[start..];
                 let mut depth = 1;

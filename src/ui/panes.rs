@@ -70,14 +70,12 @@ pub fn follow(lab: Lab, place: &Element, panes: Vec<Pane>) {
             Some((p, el))
         })
         .collect();
-    super::effect(move || {
-        // From the lab's second stage on (`Lab::whole`).
-        let whole = lab.whole.get();
+    // From the lab's second stage on (`Lab::whole`).
+    super::staged(lab, move || {
         lab.step.with(|s| {
             let (w, rec) = (&s.world, &s.record);
             for (pane, el) in &found {
                 let m = match pane {
-                    _ if !whole => continue,
                     Pane::Redis => render::redis(ui, w, rec.as_ref()),
                     Pane::Postgres => render::postgres(ui, w, rec.as_ref()),
                     Pane::Processor => render::processor(ui, w),
@@ -145,11 +143,8 @@ pub fn sequence(lab: Lab, place: &Element) {
     let Some(el) = place.query_selector(".sequence").ok().flatten() else {
         return;
     };
-    super::effect(move || {
+    super::staged(lab, move || {
         let k = lab.cursor.get();
-        if !lab.whole.get() {
-            return;
-        }
         let m = lab.run.with(|r| {
             render::sequence(
                 ui,

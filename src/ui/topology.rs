@@ -41,10 +41,7 @@ pub fn follow(lab: Lab, place: &Element) {
     };
     let el = canvas.clone();
     // From the lab's second stage on (`Lab::whole`).
-    super::effect(move || {
-        if !lab.whole.get() {
-            return;
-        }
+    super::staged(lab, move || {
         let l = layout();
         let m = lab.step.with(|s| {
             let anim = lab.anim.get_untracked();
@@ -52,9 +49,9 @@ pub fn follow(lab: Lab, place: &Element) {
         });
         super::set_inner(&el, &m);
     });
-    // Per frame: move the messages (the DOM is outside the reactive state).
-    // (Before the second stage there is none to move.)
-    super::effect(move || {
+    // Per frame: move the messages (the DOM is outside the reactive state). Before the
+    // second stage there is none to move.
+    super::staged(lab, move || {
         let anim = lab.anim.get();
         let Ok(nodes) = canvas.query_selector_all(Act::Lose.selector()) else {
             return;

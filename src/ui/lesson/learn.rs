@@ -67,10 +67,7 @@ impl Learn {
         };
         // The progress goes out to the browser's storage and to the LMS: from the lab's
         // second stage on (`Lab::whole`), not in the task that mounts its core.
-        crate::ui::effect(move || {
-            if !lab.whole.get() {
-                return;
-            }
+        crate::ui::staged(lab, move || {
             learn.progress.with(|p| {
                 let text = p.to_text();
                 if let Some(s) = &storage {

@@ -51,9 +51,25 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
     let Some(el) = place.query_selector(&sel).ok().flatten() else {
         return;
     };
+    // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
+    if part == Part::Predict {
+        let markup = move || {
+            let answered = match learn.ask.get() {
+                Ask::Asking => None,
+                Ask::Answered(c) => Some(c),
+                Ask::Waiting | Ask::Done => return Markup::default(),
+            };
+            let q = learn.part(id, "q").unwrap_or_default();
+            let fix = match (answered, Question::parse(&q)) {
+                (Some(mask), Some(q)) if q.fix => Some(fix_verdict(lab, mask, q.correct)),
+                _ => None,
+            };
+            predict(ui, &q, answered, fix)
+        };
+        crate::ui::effect(move || crate::ui::set_inner(&el, &markup()));
+        return;
+    }
     let markup = move || match part {
-        // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
-        _ if part != Part::Predict && !lab.whole.get() => Markup::default(),
         Part::Code => {
             let code = learn.part(id, "code").unwrap_or_default();
             let (cur, t) = lab.run.with(|r| {
@@ -76,19 +92,6 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
             );
             h.markup(&Markup::prerendered(listing)).close("ol");
             h.finish()
-        }
-        Part::Predict => {
-            let answered = match learn.ask.get() {
-                Ask::Asking => None,
-                Ask::Answered(c) => Some(c),
-                Ask::Waiting | Ask::Done => return Markup::default(),
-            };
-            let q = learn.part(id, "q").unwrap_or_default();
-            let fix = match (answered, Question::parse(&q)) {
-                (Some(mask), Some(q)) if q.fix => Some(fix_verdict(lab, mask, q.correct)),
-                _ => None,
-            };
-            predict(ui, &q, answered, fix)
         }
         Part::About => {
             // Only once the reader has answered, or has seen the run to its end:
@@ -117,9 +120,10 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
             h.close("div");
             h.finish()
         }
-        Part::Progress => learn
+        // (The question is drawn above.)
+        Part::Progress | Part::Predict => learn
             .progress
             .with(|p| progress(ui, p, lab.lang.get_untracked())),
     };
-    crate::ui::effect(move || crate::ui::set_inner(&el, &markup()));
+    crate::ui::staged(lab, move || crate::ui::set_inner(&el, &markup()));
 }
