@@ -294,12 +294,12 @@ impl World {
     /// transition for 2 to 5 bytes per state.
     fn compact(&mut self) {
         // A part another world shares was copied at its length already.
-        self.apis.if_unique(|apis| {
-            for a in apis {
+        for a in self.apis.iter_mut() {
+            a.if_unique(|a| {
                 a.handling.shrink_to_fit();
                 a.memory.shrink_to_fit();
-            }
-        });
+            });
+        }
         self.client.if_unique(|c| {
             c.keys.shrink_to_fit();
             for op in &mut c.ops {

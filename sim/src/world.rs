@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 pub use crate::belief::Belief;
 pub use crate::command::{Command, CommandError};
-pub use crate::node::api::Api;
+pub use crate::node::api::{Api, Apis};
 pub use crate::node::broker::{Broker, Consumer, Producer, Record};
 pub use crate::node::client::{Client, ClientOp, Lane};
 pub use crate::node::config::key_ttl;
@@ -97,7 +97,7 @@ pub struct World {
     pub(crate) crashes_left: Vec<u32>,
     pub(crate) random_crashes: u32,
     pub client: Shared<Client>,
-    pub apis: Shared<Vec<Api>>,
+    pub apis: Apis,
     /// The reconciliation job's process (`node::reconciler`), run by the
     /// API's runtime; idle where the scenario's system has no job.
     pub reconciler: Shared<Api>,
@@ -199,7 +199,7 @@ impl World {
             crashes_left: scenario.crashes.iter().map(|c| c.times).collect(),
             random_crashes: 0,
             client: Shared::new(Client::new(scenario.ops)),
-            apis: Shared::new((0..scenario.apis).map(|_| Api::new()).collect()),
+            apis: Apis::new(scenario.apis),
             reconciler: Shared::new(Api::new()),
             lb: 0,
             redis: Shared::default(),

@@ -108,12 +108,11 @@ impl World {
         random_crashes.hash(h);
         // The parts the world's copies share are hashed once per version.
         h.write_u64(client.hash_with::<FxHasher>(hash_client));
-        h.write_u64(apis.hash_with::<FxHasher>(|apis, h| {
-            h.write_usize(apis.len());
-            for api in apis {
-                hash_api(api, h);
-            }
-        }));
+        // Each instance is hashed once per version of it.
+        h.write_usize(apis.len());
+        for api in apis.iter() {
+            h.write_u64(api.hash_with::<FxHasher>(hash_api));
+        }
         h.write_u64(reconciler.hash_with::<FxHasher>(hash_api));
         lb.hash(h);
         h.write_u64(redis.hash_with::<FxHasher>(Hash::hash));

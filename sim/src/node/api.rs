@@ -9,9 +9,59 @@ use crate::node::handlers;
 use crate::node::rules::{Call, Handling, Input, Move, Stored};
 use crate::out::{Event, EventKey, Out};
 use crate::scenario::Phase;
+use crate::shared::Shared;
 use crate::timing::{RELAY_POLL, STORE_DEADLINE};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
+
+/// The API instances (at most [`Apis::MAX`]), each shared by the world's
+/// copies until one of them changes it: a step that one instance takes
+/// copies that instance alone (it copied every one, and their list), and
+/// the explorer hashes each version of an instance once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Apis {
+    /// The first `len` are the scenario's; the others stay idle and shared.
+    each: [Shared<Api>; Apis::MAX],
+    len: u8,
+}
+
+impl Apis {
+    /// Instances a scenario may run.
+    pub const MAX: usize = 2;
+
+    pub(crate) fn new(n: u8) -> Apis {
+        assert!(
+            usize::from(n) <= Apis::MAX,
+            "at most {} API instances",
+            Apis::MAX
+        );
+        Apis {
+            each: std::array::from_fn(|_| Shared::new(Api::new())),
+            len: n,
+        }
+    }
+}
+
+impl std::ops::Deref for Apis {
+    type Target = [Shared<Api>];
+    fn deref(&self) -> &[Shared<Api>] {
+        &self.each[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::DerefMut for Apis {
+    fn deref_mut(&mut self) -> &mut [Shared<Api>] {
+        &mut self.each[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Apis {
+    type Item = &'a Shared<Api>;
+    type IntoIter = std::slice::Iter<'a, Shared<Api>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
 
 /// One API instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
