@@ -90,10 +90,12 @@ fn app(place: web_sys::Element) {
     // The lab's core is built in this task; its topology, narration, panes, diagram and
     // the lesson's parts in a task after the next frame (`Lab::whole`), so the core answers
     // first (at once where the lab is on screen from the start: `Lab::new`). The
-    // scenario's text is fetched then, and the address bar written (`sync_url`).
+    // stored progress is read then (`Learn::load`), the scenario's text fetched, and the
+    // address bar written (`sync_url`).
     request_animation_frame(move || {
         Timeout::new(0, move || {
             lab.finish();
+            learn.load(lab);
             // Not again where it was whole at once: that would draw it all twice.
             if !lab.whole.get_untracked() {
                 lab.whole.set(true);

@@ -87,8 +87,10 @@ pub fn install(lab: Lab, learn: Learn) {
 
 fn on_event(lab: Lab, learn: Learn, e: &web_sys::Event) {
     let Some(ev) = Ev::of(e) else { return };
-    // The lab's first stage may have computed the run only as far as its step.
+    // The lab's first stage may have computed the run only as far as its step, and not
+    // read the stored progress.
     lab.finish();
+    learn.load(lab);
     dispatch(lab, learn, ev, e);
     // Whatever the reader did to the run or its step, the lesson follows (the worker's
     // messages and a resize move nothing).

@@ -41,13 +41,59 @@ pub struct Learn {
     /// The run was at its end when [`Learn::moved`] last looked. (Not tracked by
     /// anything; a `Var` all the same, where a `StoredValue` cost 176 bytes gzip.)
     at_end: Var<bool>,
+    /// The stored progress has been read ([`Learn::load`]; not tracked).
+    loaded: Var<bool>,
 }
 
 impl Learn {
-    /// Reads the stored progress (the text the lab shows is fetched by [`Learn::opened`]). `to_lab`: the link points at the
-    /// lab, so the page scrolls to it once the lab is drawn.
+    /// The question's state and the progress; the stored progress is read by
+    /// [`Learn::load`] (the text the lab shows is fetched by [`Learn::opened`]). `to_lab`:
+    /// the link points at the lab, so the page scrolls to it once the lab is drawn.
     pub fn new(lab: Lab, to_lab: bool) -> Learn {
-        let storage = window().local_storage().ok().flatten();
+        let learn = Learn {
+            scenario: Var::new(None),
+            ask: Var::new(Ask::Waiting),
+            paused: Var::new(false),
+            progress: Var::new(Progress::default()),
+            at_end: Var::new(false),
+            loaded: Var::new(false),
+        };
+        // The progress goes out to the browser's storage and to the LMS: from the lab's
+        // second stage on (`Lab::whole`), not in the task that mounts its core; the stored
+        // progress is read by then (`Learn::load`), so it is never written over.
+        crate::ui::staged(lab, move || {
+            learn.progress.with(|p| {
+                let text = p.to_text();
+                if let Some(s) = storage() {
+                    let _ = s.set_item(STORAGE_KEY, &text);
+                }
+                crate::lms::publish(p, &text);
+            });
+        });
+        // A lab drawn whole at once has its progress at once.
+        if lab.whole.get_untracked() {
+            learn.load(lab);
+        }
+        // `learn.opened(lab, true)`, which fetches the scenario's text, comes with the
+        // lab's second stage (`app::app`, `Lab::whole`).
+        if to_lab {
+            // The prose above the lab is in the page already: its place is fixed.
+            request_animation_frame(move || lab_into_view(lab));
+        }
+        learn
+    }
+
+    /// Reads the stored progress, once: where the lab starts out of view, at its second
+    /// stage (`app::app`) or before the first event is handled (`listen`), whichever
+    /// comes first, not in the task that mounts its core (the browser's storage is
+    /// opened at its first use). Nothing writes the progress before: every writer is
+    /// an event's handler or comes with the second stage.
+    pub fn load(self, lab: Lab) {
+        if self.loaded.get_untracked() {
+            return;
+        }
+        self.loaded.set(true);
+        let storage = storage();
         // In an LMS, the progress it kept for this learner; `localStorage` is the
         // browser's (another learner's, on a shared computer) and is only written.
         let restored = crate::lms::restored();
@@ -56,33 +102,9 @@ impl Learn {
                 .update(|n| n.push(lab.ui().storage_unavailable().to_string()));
         }
         let stored = restored
-            .or_else(|| storage.as_ref()?.get_item(STORAGE_KEY).ok().flatten())
+            .or_else(|| storage?.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
-        let learn = Learn {
-            scenario: Var::new(None),
-            ask: Var::new(Ask::Waiting),
-            paused: Var::new(false),
-            progress: Var::new(Progress::parse(&stored)),
-            at_end: Var::new(false),
-        };
-        // The progress goes out to the browser's storage and to the LMS: from the lab's
-        // second stage on (`Lab::whole`), not in the task that mounts its core.
-        crate::ui::staged(lab, move || {
-            learn.progress.with(|p| {
-                let text = p.to_text();
-                if let Some(s) = &storage {
-                    let _ = s.set_item(STORAGE_KEY, &text);
-                }
-                crate::lms::publish(p, &text);
-            });
-        });
-        // `learn.opened(lab, true)`, which fetches the scenario's text, comes with the
-        // lab's second stage (`app::app`, `Lab::whole`).
-        if to_lab {
-            // The prose above the lab is in the page already: its place is fixed.
-            request_animation_frame(move || lab_into_view(lab));
-        }
-        learn
+        self.progress.set(Progress::parse(&stored));
     }
 
     /// Opens scenario `id` in the lab at `step`, its question waiting and its text fetched.
@@ -167,4 +189,9 @@ impl Learn {
             _ => None,
         })
     }
+}
+
+/// The browser's `localStorage`, if it has one for the page.
+fn storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
 }
