@@ -12,12 +12,13 @@
 //    the page, and until the page is responsive: the first task after that mark starts (a
 //    click can be handled no sooner: the effects and any layout they force run in the
 //    mounting task). The lab mounts in two stages (src/app.rs, `Lab::whole`): the mark
-//    comes once its core is built and listening — its markup, the controls, the
-//    question — so "mounted" and "responsive" are those of the core; the state panes, the
-//    sequence diagram and the lesson's parts, and the topology and the step's narration
-//    where the lab is not on screen as the page opens (as here; else all at once), are
-//    drawn in a task after the next frame, which the bench shows as "complete" (the
-//    outcome pane has content; a build without stages has it at the mark). The lab
+//    comes once its core is built and listening — its markup, the listener, the
+//    question — so "mounted" and "responsive" are those of the core; the controls'
+//    state, the state panes, the sequence diagram and the lesson's parts, and the
+//    topology and the step's narration where the lab is not on screen as the page opens
+//    (as here; else all at once), are drawn in a task after the next frame, which the
+//    bench shows as "complete" (the outcome pane has content; a build without stages
+//    has it at the mark). The lab
 //    (section.lab) is styled and laid out only once it nears the screen
 //    (content-visibility), so a load at the top of the page, as here, does not lay it out.
 //    Against a bare Leptos 0.8 CSR counter

@@ -87,11 +87,11 @@ fn app(place: web_sys::Element) {
     listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab, learn);
-    // The lab's core is built in this task; its topology, narration, panes, diagram and
-    // the lesson's parts in a task after the next frame (`Lab::whole`), so the core answers
-    // first (at once where the lab is on screen from the start: `Lab::new`). The
-    // stored progress is read then (`Learn::load`), the scenario's text fetched, and the
-    // address bar written (`sync_url`).
+    // The lab's core is built in this task; its controls' state, topology, narration,
+    // panes, diagram and the lesson's parts in a task after the next frame (`Lab::whole`),
+    // so the core answers first (at once where the lab is on screen from the start:
+    // `Lab::new`). The stored progress is read then (`Learn::load`), the scenario's text
+    // fetched, and the address bar written (`sync_url`).
     request_animation_frame(move || {
         Timeout::new(0, move || {
             lab.finish();

@@ -53,12 +53,13 @@ pub struct Lab {
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
     pub cmp: Var<u32>,
     /// The whole lab is drawn: false only while the page starts (for a lab out of view),
-    /// when the lab's core (its markup, the controls' state, the listener, the question)
-    /// is built in the module's first task, and the topology, the narration, the panes,
-    /// the diagram and the lesson's parts in a task after the next frame (`app::app`), so
-    /// the reader can act sooner: the lab is below the top of the page, not even laid out
-    /// then (content-visibility). Where it is on screen at once (a link to the lab, an
-    /// embedded lab) it is built whole at once; so is a scenario or language opened later.
+    /// when the lab's core (its markup, the listener, the question) is built in the
+    /// module's first task, and the controls' state, the topology, the narration, the
+    /// panes, the diagram and the lesson's parts in a task after the next frame
+    /// (`app::app`), so the reader can act sooner: the lab is below the top of the page,
+    /// not even laid out then (content-visibility). Where it is on screen at once (a link
+    /// to the lab, an embedded lab) it is built whole at once; so is a scenario or
+    /// language opened later.
     pub whole: Var<bool>,
     /// Which glide is current: each move starts a new one, and a frame of an older one
     /// stops (not tracked by anything; a `Var` all the same: a `StoredValue` brought its

@@ -46,17 +46,16 @@ fn disable(c: Ctl, off: bool) {
 }
 
 /// Keeps the controls' state in step with the lab: re-runs whenever what they show changes.
+/// From the lab's second stage on (`Lab::whole`): until then the controls are as their
+/// markup wrote them, out of view (the lab is not even laid out).
 pub fn patch(lab: Lab) {
     let ui = lab.ui();
-    crate::ui::effect(move || {
+    crate::ui::staged(lab, move || {
         let (k, n, playing) = (lab.cursor.get(), lab.steps(), lab.playing.get());
         disable(Ctl::Back, k == 0);
         // At the start of a run the reader has not changed, a restart would change nothing.
         let fresh = lab.run.with(|r| r.commands().is_empty());
         disable(Ctl::Restart, k == 0 && fresh && !playing);
-        // (The lab's first stage may have computed the run only as far as its step, out
-        // of view: `Lab::finish` computes the rest before the second stage draws the lab
-        // or any event is handled, and these follow it then.)
         disable(Ctl::Step, k >= n);
         disable(Ctl::End, k >= n);
         if let Some(b) = el(Ctl::Play) {
