@@ -190,7 +190,11 @@ impl Body {
             h.write_str(" "),
             self.write_json(&mut h),
         );
-        format!("{:08x}", h.0)
+        // Eight hex digits, written without the formatting machinery.
+        (0..8)
+            .rev()
+            .filter_map(|i| char::from_digit((h.0 >> (4 * i)) & 0xF, 16))
+            .collect()
     }
 }
 
