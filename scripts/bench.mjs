@@ -12,9 +12,9 @@
 //    the page, and until the page is responsive: the first task after that mark starts (a
 //    click can be handled no sooner: the effects and any layout they force run in the
 //    mounting task). The lab mounts in two stages (src/app.rs, `Lab::whole`): the mark
-//    comes once its core is built and listening — its markup, the listener, the
-//    question — so "mounted" and "responsive" are those of the core; the controls'
-//    state, the state panes, the sequence diagram and the lesson's parts, and the
+//    comes once its core is built and listening — its markup and the listener — so
+//    "mounted" and "responsive" are those of the core; the controls' state, the notices,
+//    the state panes, the sequence diagram and the lesson's parts, and the
 //    topology and the step's narration where the lab is not on screen as the page opens
 //    (as here; else all at once), are drawn in a task after the next frame, which the
 //    bench shows as "complete" (the outcome pane has content; a build without stages

@@ -87,10 +87,10 @@ fn app(place: web_sys::Element) {
     listen::install(lab, learn);
     sync_url(lab);
     play_timer(lab, learn);
-    // The lab's core is built in this task; its controls' state, topology, narration,
-    // panes, diagram and the lesson's parts in a task after the next frame (`Lab::whole`),
-    // so the core answers first (at once where the lab is on screen from the start:
-    // `Lab::new`). The stored progress is read then (`Learn::load`), the scenario's text
+    // The lab's core is built in this task; its controls' state, notices, topology,
+    // narration, panes, diagram and the lesson's parts in a task after the next frame
+    // (`Lab::whole`), so the core answers first (at once where the lab is on screen from
+    // the start: `Lab::new`). The stored progress is read then (`Learn::load`), the scenario's text
     // fetched, and the address bar written (`sync_url`).
     request_animation_frame(move || {
         Timeout::new(0, move || {
@@ -295,9 +295,10 @@ fn notices() -> web_sys::Element {
 }
 
 /// Keeps the notices' element (`node`, [`notices`]) in step with the lab's notices: made
-/// after the lab's own effect, so the lab is written before they are placed in it.
+/// after the lab's own effect, so the lab is written before they are placed in it. From
+/// the lab's second stage on (`Lab::whole`), as the rest of what the lab shows.
 fn follow_notices(lab: Lab, node: web_sys::Element) {
-    crate::ui::effect(move || {
+    crate::ui::staged(lab, move || {
         lab.lang.track();
         let ui = lab.ui();
         let m = lab.notices.with(|list| {

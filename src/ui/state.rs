@@ -53,8 +53,8 @@ pub struct Lab {
     /// beside the reader's (`ui::explore::compared`). A `u32`, as `parallel_n`.
     pub cmp: Var<u32>,
     /// The whole lab is drawn: false only while the page starts (for a lab out of view),
-    /// when the lab's core (its markup, the listener, the question) is built in the
-    /// module's first task, and the controls' state, the topology, the narration, the
+    /// when the lab's core (its markup and the listener) is built in the module's first
+    /// task, and the controls' state, the notices, the topology, the narration, the
     /// panes, the diagram and the lesson's parts in a task after the next frame
     /// (`app::app`), so the reader can act sooner: the lab is below the top of the page,
     /// not even laid out then (content-visibility). Where it is on screen at once (a link

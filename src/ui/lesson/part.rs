@@ -51,24 +51,8 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
     let Some(el) = place.query_selector(&sel).ok().flatten() else {
         return;
     };
-    // The question is the lab's core; the rest is drawn with the panes (`Lab::whole`).
-    if part == Part::Predict {
-        let markup = move || {
-            let answered = match learn.ask.get() {
-                Ask::Asking => None,
-                Ask::Answered(c) => Some(c),
-                Ask::Waiting | Ask::Done => return Markup::default(),
-            };
-            let q = learn.part(id, "q").unwrap_or_default();
-            let fix = match (answered, Question::parse(&q)) {
-                (Some(mask), Some(q)) if q.fix => Some(fix_verdict(lab, mask, q.correct)),
-                _ => None,
-            };
-            predict(ui, &q, answered, fix)
-        };
-        crate::ui::effect(move || crate::ui::set_inner(&el, &markup()));
-        return;
-    }
+    // Drawn with the panes (`Lab::whole`); the question is never asked before: it is asked
+    // once the scenario's text has arrived, and that is fetched at the second stage.
     let markup = move || match part {
         Part::Code => {
             let code = learn.part(id, "code").unwrap_or_default();
@@ -92,6 +76,19 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
             );
             h.markup(&Markup::prerendered(listing)).close("ol");
             h.finish()
+        }
+        Part::Predict => {
+            let answered = match learn.ask.get() {
+                Ask::Asking => None,
+                Ask::Answered(c) => Some(c),
+                Ask::Waiting | Ask::Done => return Markup::default(),
+            };
+            let q = learn.part(id, "q").unwrap_or_default();
+            let fix = match (answered, Question::parse(&q)) {
+                (Some(mask), Some(q)) if q.fix => Some(fix_verdict(lab, mask, q.correct)),
+                _ => None,
+            };
+            predict(ui, &q, answered, fix)
         }
         Part::About => {
             // Only once the reader has answered, or has seen the run to its end:
@@ -120,8 +117,7 @@ pub fn follow(lab: Lab, learn: Learn, part: Part, place: &Element) {
             h.close("div");
             h.finish()
         }
-        // (The question is drawn above.)
-        Part::Progress | Part::Predict => learn
+        Part::Progress => learn
             .progress
             .with(|p| progress(ui, p, lab.lang.get_untracked())),
     };
