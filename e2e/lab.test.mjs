@@ -278,6 +278,8 @@ describe('interactive lab (release build, strict CSP)', { timeout: 480_000 }, ()
         await lab.byId('notice').waitFor({ state: 'visible' });
         const notice = await lab.byId('notice').innerText();
         assert.ok(notice.includes(bad), `${what}: the notice names the bad value ${bad}: ${notice}`);
+        // Where the page opens: at the top, or at the lab where the link points at it.
+        assert.ok(await lab.comesIntoView('notice'), `${what}: the notice is in view: ${await lab.whereIs('notice')}`);
         assert.equal(await lab.page.locator('[data-testid="notice"] img').count(), 0, `${what}: the value is text`);
         assert.equal((await lab.counter()).k, 0, `${what}: opens at the start`);
         if ('scenario' in params && params.scenario !== 'naive-post') {

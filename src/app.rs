@@ -80,6 +80,10 @@ pub fn mount() {
 fn app(place: web_sys::Element) {
     let start = read_start();
     let to_lab = start.to_lab;
+    // A link to the lab opens scrolled to it: what the link got wrong is said there.
+    if to_lab {
+        controls::near(controls::Near::Head);
+    }
     let lab = Lab::new(start);
     crate::ui::provide(lab);
     let learn = Learn::new(lab, to_lab);

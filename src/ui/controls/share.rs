@@ -54,7 +54,8 @@ pub fn copy_link(lab: Lab) {
 /// Where the reader last acted: the notices appear there, not at the top of the page.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Near {
-    /// Above the lesson: what the link or the page itself reports.
+    /// Above the lesson: what the page itself reports, and a link's notices where it
+    /// opens at the top of the page.
     Top,
     /// The lab's head: the picker, Copy link.
     Head,
