@@ -18,7 +18,7 @@ export const DIST = path.join(REPO, 'dist');
  * little room. Issue 28's step is 180 KB; the module alone is 144.7 KB (148,219 B). How the figure
  * moved is in the commits that changed this line (git log -L) and in `make bench`.
  */
-export const GZIP_BUDGET_BYTES = 180_580;
+export const GZIP_BUDGET_BYTES = 180_570;
 
 /** The lesson's text, fetched at run time: only the reader's language, only the open scenario. */
 export const LESSON_DIR = 'public/lesson/';

@@ -338,7 +338,15 @@ fn follow_notices(lab: Lab, node: web_sys::Element) {
 /// Reads the URL and the browser once, at start-up.
 fn read_start() -> Start {
     let search = window().location().search().unwrap_or_default();
-    let (p, notices) = Params::parse(&search, random_seed());
+    // The lesson's own address has no query: then the parser is not called, so not
+    // compiled in the start task either (the browser compiles a function of the module
+    // on its first call; `Params::parse` was 4.4 KB of the 74.6 KB compiled there).
+    let seed = random_seed();
+    let (p, notices) = if search.is_empty() {
+        (Params::plain(seed), Vec::new())
+    } else {
+        Params::parse(&search, seed)
+    };
     // Without `lang=`, the page's own (`boot.js` chose the page by the browser's language).
     // (The other language's labels arrive only with a switch: `boot.js` sends a link
     // with `lang=` to the page of that language, so this is its own.)

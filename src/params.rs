@@ -140,10 +140,11 @@ pub fn retry_number(r: Retry, i: usize, v: &str) -> (Retry, bool) {
 }
 
 impl Params {
-    /// Parses a query string (with or without the leading `?`). `seed` is used
-    /// when the URL has none.
-    pub fn parse(query: &str, seed: u64) -> (Params, Vec<Notice>) {
-        let mut p = Params {
+    /// What a URL without parameters says: every default, and `seed`. [`Params::parse`]
+    /// of an empty query (the page's own address) is this, with no notice; the page
+    /// takes it so without calling the parser (`app::read_start`).
+    pub fn plain(seed: u64) -> Params {
+        Params {
             scenario: ScenarioId::ALL[0],
             step: None,
             decisive: false,
@@ -156,7 +157,13 @@ impl Params {
             off: Vec::new(),
             retry: None,
             commands: Vec::new(),
-        };
+        }
+    }
+
+    /// Parses a query string (with or without the leading `?`). `seed` is used
+    /// when the URL has none.
+    pub fn parse(query: &str, seed: u64) -> (Params, Vec<Notice>) {
+        let mut p = Params::plain(seed);
         let mut notices = Vec::new();
         let mut retry = None;
         let mut toggles: Vec<(String, bool)> = Vec::new();
@@ -346,6 +353,13 @@ mod tests {
 
     fn parse(q: &str) -> (Params, Vec<Notice>) {
         Params::parse(q, 99)
+    }
+
+    #[test]
+    fn an_empty_query_is_the_plain_params() {
+        for q in ["", "?"] {
+            assert_eq!(parse(q), (Params::plain(99), Vec::new()), "{q:?}");
+        }
     }
 
     #[test]
