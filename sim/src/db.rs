@@ -198,7 +198,9 @@ pub enum Stmt {
     Rollback,
     Insert {
         table: &'static str,
-        columns: Vec<&'static str>,
+        /// Static: a statement's columns are its handler's (a vector was an
+        /// allocation per statement and per copy of it).
+        columns: &'static [&'static str],
         values: Vec<Value>,
         on_conflict: OnConflict,
     },

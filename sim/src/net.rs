@@ -9,6 +9,7 @@ use crate::http::{ErrorCode, Request, Response};
 use crate::redis;
 use crate::time::Millis;
 use std::fmt;
+use std::sync::Arc;
 
 /// A node of the topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -129,8 +130,12 @@ pub enum Payload {
     RedisCmd(redis::Cmd),
     /// Boxed, as `SqlReply`: the largest payloads, and a message is as large as its largest.
     RedisReply(Box<(redis::Cmd, redis::Reply)>),
-    Sql(Stmt),
-    SqlReply(Box<(Stmt, Outcome)>),
+    /// Shared (`Arc`), as the reply's copy of it: a message delivered in one
+    /// of the explorer's copies of a world is taken out of the copy it shares
+    /// with the others, and the statement, echoed in the reply, was copied
+    /// twice per call (each copy a few allocations). Hashed as the statement.
+    Sql(Arc<Stmt>),
+    SqlReply(Arc<(Arc<Stmt>, Outcome)>),
     Charge {
         amount: i64,
         key: Option<String>,

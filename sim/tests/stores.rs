@@ -32,7 +32,7 @@ fn db() -> Db {
 fn key(user: i64, k: &str, on_conflict: OnConflict) -> Stmt {
     Stmt::Insert {
         table: "idempotency_keys",
-        columns: vec!["user_id", "key", "status"],
+        columns: &["user_id", "key", "status"],
         values: vec![Value::Int(user), Value::text(k), Value::text("processing")],
         on_conflict,
     }
@@ -1115,7 +1115,7 @@ fn counter_increment_with_a_lost_commit() -> (idem_sim::Run, usize) {
             let m = w
                 .msgs
                 .values()
-                .find(|m| matches!(m.payload, Payload::Sql(Stmt::Commit)))?;
+                .find(|m| matches!(&m.payload, Payload::Sql(s) if **s == Stmt::Commit))?;
             Some((k, m.id))
         })
         .expect("a COMMIT on the wire");

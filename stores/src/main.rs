@@ -433,8 +433,8 @@ fn commit_in_flight(w: &World) -> Vec<idem_sim::MsgId> {
     w.msgs
         .values()
         .filter(|m| match &m.payload {
-            Payload::Sql(Stmt::Commit) => true,
-            Payload::SqlReply(r) => r.0 == Stmt::Commit,
+            Payload::Sql(s) => **s == Stmt::Commit,
+            Payload::SqlReply(r) => *r.0 == Stmt::Commit,
             _ => false,
         })
         .map(|m| m.id)

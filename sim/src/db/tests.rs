@@ -12,7 +12,7 @@ fn like_ops(unique: bool) -> Db {
 fn insert_op(op: &str) -> Stmt {
     Stmt::Insert {
         table: "like_ops",
-        columns: vec!["op_id"],
+        columns: &["op_id"],
         values: vec![Value::text(op)],
         on_conflict: OnConflict::DoNothing,
     }
@@ -76,7 +76,7 @@ fn unique_violation_aborts_the_transaction() {
     db.execute(c, Stmt::Begin);
     let plain = Stmt::Insert {
         table: "like_ops",
-        columns: vec!["op_id"],
+        columns: &["op_id"],
         values: vec![Value::text("op_1")],
         on_conflict: OnConflict::Error,
     };

@@ -13,6 +13,7 @@ use crate::shared::Shared;
 use crate::timing::{RELAY_POLL, STORE_DEADLINE};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
+use std::sync::Arc;
 
 /// The API instances (at most [`Apis::MAX`]), each shared by the world's
 /// copies until one of them changes it: a step that one instance takes
@@ -138,7 +139,7 @@ impl Api {
         out.cancel(deadline);
         let input = match p {
             Payload::RedisReply(r) => Input::Redis(r.1),
-            Payload::SqlReply(r) => Input::Sql(r.1),
+            Payload::SqlReply(r) => Input::Sql(Arc::unwrap_or_clone(r).1),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
             Payload::ChargeFound { charge } => Input::Found(charge),
@@ -209,7 +210,7 @@ impl Api {
                     return self.call(rid, NodeId::Redis, Payload::RedisCmd(cmd), out)
                 }
                 Call::Sql(stmt) => {
-                    return self.call(rid, NodeId::Postgres, Payload::Sql(stmt), out)
+                    return self.call(rid, NodeId::Postgres, Payload::Sql(Arc::new(stmt)), out)
                 }
                 Call::Charge(amount, key) => {
                     let op = self.handling[&rid].req.op;

@@ -10,6 +10,7 @@ use crate::scenario::Phase;
 use crate::timing::{PRODUCER_TIMEOUT, SESSION_TIMEOUT, STATEMENT_TIMEOUT};
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
+use std::sync::Arc;
 
 const PRODUCER_ID: u32 = 7;
 
@@ -57,7 +58,7 @@ fn sql(rid: ReqId, stmt: Stmt, deadline: &mut Option<EventKey>, out: &mut Out) {
     out.send(
         NodeId::Consumer,
         NodeId::Postgres,
-        Payload::Sql(stmt),
+        Payload::Sql(Arc::new(stmt)),
         Some(rid),
     );
     out.cancel(deadline.take());
@@ -246,7 +247,7 @@ impl Consumer {
         let Payload::SqlReply(r) = p else {
             return;
         };
-        let (_, o) = *r;
+        let (_, o) = Arc::unwrap_or_clone(r);
         out.cancel(deadline.take());
         let Some((_, offset, msg_id, amount, phase)) = self.current.clone() else {
             return;
@@ -261,7 +262,7 @@ impl Consumer {
                 Phase::Dedup,
                 Some(Stmt::Insert {
                     table: "processed_messages",
-                    columns: vec!["message_id"],
+                    columns: &["message_id"],
                     values: vec![Value::text(msg_id)],
                     on_conflict: OnConflict::DoNothing,
                 }),

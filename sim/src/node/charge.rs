@@ -70,7 +70,7 @@ pub(crate) fn insert_payment(
     h.payment = Some(id.clone());
     Stmt::Insert {
         table: "payments",
-        columns: vec!["id", "user_id", "amount", "idempotency_key"],
+        columns: &["id", "user_id", "amount", "idempotency_key"],
         values: vec![
             Value::text(id),
             Value::Int(h.req.user),
@@ -543,7 +543,7 @@ pub(crate) fn insert_receipt(h: &Handling, amount: i64) -> Move {
         Phase::Outbox,
         Call::Sql(Stmt::Insert {
             table: "outbox",
-            columns: OUTBOX_COLUMNS.to_vec(),
+            columns: &OUTBOX_COLUMNS,
             values: vec![
                 Value::text(format!("rcpt_{payment}")),
                 Value::text(payment),
@@ -560,7 +560,7 @@ fn insert_key(h: &mut Handling, out: &Out, key: &str, hash: &str, atomic: bool) 
     h.lock = Some(now);
     Stmt::Insert {
         table: "idempotency_keys",
-        columns: vec!["user_id", "key", "request_hash", "status", "locked_at"],
+        columns: &["user_id", "key", "request_hash", "status", "locked_at"],
         values: vec![
             Value::Int(h.req.user),
             Value::text(key),

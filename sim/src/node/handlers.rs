@@ -112,7 +112,7 @@ pub(crate) fn rules(
                     Phase::InsertOp,
                     Call::Sql(Stmt::Insert {
                         table: "like_ops",
-                        columns: vec!["op_id"],
+                        columns: &["op_id"],
                         values: vec![Value::text(op_id)],
                         on_conflict: OnConflict::DoNothing,
                     }),

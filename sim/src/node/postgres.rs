@@ -7,6 +7,7 @@ use crate::net::{NodeId, Payload, ReqId};
 use crate::out::Out;
 use crate::trace::Happening;
 use crate::vecmap::VecMap;
+use std::sync::Arc;
 
 /// Which node owns each connection (one per request handler).
 pub type Conns = VecMap<ConnId, NodeId>;
@@ -17,7 +18,7 @@ pub(crate) fn on_sql(
     conns: &mut Conns,
     from: NodeId,
     req: Option<ReqId>,
-    stmt: Stmt,
+    stmt: Arc<Stmt>,
     out: &mut Out,
 ) {
     let conn = ConnId(req.map_or(0, |r| r.0));
@@ -28,7 +29,7 @@ pub(crate) fn on_sql(
         out.send(
             NodeId::Postgres,
             from,
-            Payload::SqlReply(Box::new((stmt, outcome))),
+            Payload::SqlReply(Arc::new((stmt, outcome))),
             req,
         );
     }
@@ -38,14 +39,17 @@ pub(crate) fn on_sql(
 /// A statement of another writer, outside the system (no reply).
 pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
     // It arrives like any statement, from a sender the model does not run.
-    let arrived = Payload::Sql(stmt.clone());
+    let arrived = Payload::Sql(Arc::new(stmt));
     out.happen(Happening::FromOutside {
         to: NodeId::Postgres,
         label: out.label(&arrived),
         kind: arrived.kind(),
     });
-    let (exec, woken) = db.execute_ref(ConnId(0), &stmt);
-    happened(db, ConnId(0), &stmt, &exec, out);
+    let Payload::Sql(stmt) = &arrived else {
+        unreachable!("a statement")
+    };
+    let (exec, woken) = db.execute_ref(ConnId(0), stmt);
+    happened(db, ConnId(0), stmt, &exec, out);
     resume(db, conns, woken, out);
 }
 
@@ -118,7 +122,7 @@ fn resume(db: &Db, conns: &Conns, woken: Vec<db::Woken>, out: &mut Out) {
             out.send(
                 NodeId::Postgres,
                 owner,
-                Payload::SqlReply(Box::new((w.stmt, outcome))),
+                Payload::SqlReply(Arc::new((Arc::new(w.stmt), outcome))),
                 Some(ReqId(w.conn.0)),
             );
         }

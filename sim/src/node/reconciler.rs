@@ -459,7 +459,7 @@ mod tests {
             Some(KeyStore::Postgres) => {
                 let row = Stmt::Insert {
                     table: "idempotency_keys",
-                    columns: KEY_COLUMNS.to_vec(),
+                    columns: &KEY_COLUMNS,
                     values: vec![
                         Value::Int(USER_ID),
                         Value::text(K),
