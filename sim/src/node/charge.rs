@@ -19,7 +19,11 @@ use crate::vecmap::VecMap;
 
 /// Where Redis keeps user `user`'s key `key`: `idem:u<user>:<key>`.
 pub(crate) fn redis_key(user: i64, key: impl std::fmt::Display) -> String {
-    format!("idem:u{user}:{key}")
+    use std::fmt::Write;
+    // Room for a scoped key: written without growing.
+    let mut s = String::with_capacity(48);
+    let _ = write!(s, "idem:u{user}:{key}");
+    s
 }
 
 /// `SELECT … FROM idempotency_keys WHERE user_id = … AND key = …`.
@@ -201,7 +205,7 @@ impl Charge<'_> {
 
     /// The key written out, if the request has one.
     fn key_text(&self) -> Option<String> {
-        self.key.as_ref().map(StoreKey::to_string)
+        self.key.as_ref().map(StoreKey::text)
     }
 
     fn key_or_empty(&self) -> String {
@@ -295,11 +299,11 @@ impl Charge<'_> {
                         Phase::Claim,
                         Call::Sql({
                             let fp = hash(h);
-                            insert_key(h, out, &k.to_string(), &fp, true)
+                            insert_key(h, out, &k.text(), &fp, true)
                         }),
                     ),
                     (KeyStore::Memory, _) => {
-                        let hit = memory.get(k.to_string().as_str()).cloned();
+                        let hit = memory.get(k.text().as_str()).cloned();
                         Move::Go(Phase::CheckKey, Call::Local(Input::Memory(hit)))
                     }
                 },

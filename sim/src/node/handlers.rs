@@ -290,7 +290,7 @@ fn status(
 ) -> Move {
     let user = h.req.user;
     // Written out only where a step names it (most steps do not).
-    let key = || key.as_ref().map(StoreKey::to_string).unwrap_or_default();
+    let key = || key.as_ref().map(StoreKey::text).unwrap_or_default();
     let not_found = match config.op_ttl {
         Some(ttl) if out.now < since + ttl => Move::error(503, ErrorCode::OutcomeUnknown),
         _ => Move::error(404, ErrorCode::NotFound),

@@ -248,6 +248,18 @@ impl StoreKey {
     }
 }
 
+impl StoreKey {
+    /// The key written out (`POST /charges:K1` or `K1`), into a string with
+    /// room for it: `to_string` grew it a push at a time (the explorer writes
+    /// a key at most steps of a keyed handler).
+    pub(crate) fn text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::with_capacity(32);
+        let _ = write!(s, "{self}");
+        s
+    }
+}
+
 impl std::fmt::Display for StoreKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(body) = &self.scope {
