@@ -103,10 +103,6 @@
   const start = async () => {
     if (!wasm) return noLab('this browser has no WebAssembly');
     try {
-      // scorm.js runs first (it may put the LMS's progress on <html>, src/lms.rs): an async
-      // module script, so the page's DOMContentLoaded does not wait for it; importing it
-      // again waits for its one run.
-      for (const s of document.querySelectorAll('script[type=module][src]')) await import(s.src).catch(() => {});
       const { default: init } = await glue;
       const instance = await init({ module_or_path: await compiled });
       dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm: instance } }));

@@ -20,9 +20,8 @@
 //
 // A host may send a strict header of its own, without the hashes (`style-src 'self'`, as
 // many LMSs and CDNs do): both inline elements are then refused. For that host the two
-// files stay in dist/fallback/, and a small async script of the page's own origin
-// (`fallback-HASH.js`, the one file the inline elements cost a normal load; async, not
-// deferred, so the page's DOMContentLoaded and the lab's start never wait for it) brings each
+// files stay in dist/fallback/, and a small deferred script of the page's own origin
+// (`fallback-HASH.js`, the one file the inline elements cost a normal load) brings each
 // one whose inline copy did not run: the style sheet if the inline <style> has no sheet,
 // boot.js if it did not mark the window (`idemBoot`). The lab then starts after the page
 // is parsed rather than after its first frame, and the language redirect comes late.
@@ -96,7 +95,7 @@ export const policy = (styleHash, scriptHash) =>
 export const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 
 /**
- * The fallback for a host whose policy refuses the page's inline elements: an async
+ * The fallback for a host whose policy refuses the page's inline elements: a deferred
  * script that adds, as files of FALLBACK_DIR, the style sheet `css` when the inline
  * <style> has no sheet and boot.js `js` when it did not run. Returns its name and text.
  */
@@ -110,7 +109,7 @@ export function fallback(css, js) {
 
 /**
  * The shell with Trunk's style sheet link and boot.js's script replaced by their text
- * (read with `read(file)`) and the async `fallback` script after them, and, with
+ * (read with `read(file)`) and the deferred `fallback` script after them, and, with
  * `withPolicy`, the policy that allows exactly the two inline elements first in <head>.
  * Returns the page, the two files (which only the fallback asks for now) and the fallback.
  */
@@ -131,7 +130,7 @@ export function inline(shell, read, withPolicy = true) {
   const late = fallback(css, js);
   let out = shell
     .replace(link, () => `<style>${style}</style>`)
-    .replace(tag, () => `<script>${script}</script><script src="./${late.file}" async></script>`);
+    .replace(tag, () => `<script>${script}</script><script src="./${late.file}" defer></script>`);
   if (withPolicy) {
     out = out.replace(/(<meta charset="utf-8">)/, (m) => m + meta);
     if (!out.includes(meta)) throw new Error('prerender: no <meta charset="utf-8"> to put the policy after');

@@ -111,8 +111,8 @@ describe('dist/ (release build)', () => {
         assert.equal(body.trim(), '', `script with src and code: ${tag.slice(0, 120)}`);
       }
       // The fallback for a host that refuses both (build/prerender.mjs): its files exist.
-      const late = [...html.matchAll(/<script src="\.\/(fallback-[0-9a-f]{16}\.js)" async><\/script>/g)];
-      assert.equal(late.length, 1, 'one async fallback script');
+      const late = [...html.matchAll(/<script src="\.\/(fallback-[0-9a-f]{16}\.js)" defer><\/script>/g)];
+      assert.equal(late.length, 1, 'one deferred fallback script');
       const text = readFileSync(path.join(DIST, late[0][1]), 'utf8');
       const wants = [...text.matchAll(/"(fallback\/[^"]+)"/g)].map((m) => m[1]);
       assert.equal(wants.length, 2, `the fallback names the style sheet and boot.js: ${text}`);
