@@ -10,7 +10,9 @@
 //! CPU second, and the peak heap the search took per unique state, each beside
 //! its target, and the widest frontier (the most states waiting at once:
 //! their worlds are most of that heap). Native, single thread. The load average is printed before and
-//! after: a busy machine still costs some speed (caches are shared).
+//! after: a busy machine still costs some speed (caches are shared). So is a
+//! machine reference (`reference`): the speed of a fixed workload, which moves
+//! when the machine's own speed does.
 //!
 //! Optional arguments, for profiling: a race window in ms that overrides the
 //! default bound's, then scenario ids to run instead of every scenario.
@@ -76,6 +78,7 @@ fn main() {
     };
     println!("bound: {bound:?}");
     println!("load average before: {}", load());
+    println!("machine reference before: {}", reference());
     println!(
         "targets: at least {TARGET_RATE:.0} transitions/s in every scenario, \
          at most {TARGET_BYTES:.0} bytes of peak heap per unique state"
@@ -155,6 +158,7 @@ fn main() {
         all_w,
         all_t as f64 / all_s
     );
+    println!("machine reference after: {}", reference());
     println!(
         "load average after: {}\nslowest scenario {slowest:.0} transitions/s (target {TARGET_RATE:.0}: {}); \
          heaviest {heaviest:.0} bytes/state (target {TARGET_BYTES:.0}: {})",
@@ -170,6 +174,37 @@ fn main() {
             "NOT met"
         },
     );
+}
+
+/// The machine's speed right now: nanoseconds per step of a fixed workload
+/// that shares none of the explorer's code (a random walk over 8 MB, each
+/// step a multiply and a load that misses the caches as a search's worlds
+/// do), best of three, on the search's CPU clock. This machine's CPU runs
+/// the same binary up to twice as fast from one hour to the next at the same
+/// load average: compare transitions/s only between runs whose references
+/// agree, or alternate two builds in one run.
+fn reference() -> String {
+    const WORDS: usize = 1 << 20;
+    const STEPS: usize = 1 << 22;
+    let mut table: Vec<u64> = (0..WORDS as u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let mut best = f64::MAX;
+    let mut sink = 0u64;
+    for _ in 0..3 {
+        let (t, cpu) = (Instant::now(), cpu_secs());
+        let mut x = 1u64;
+        for _ in 0..STEPS {
+            let i = (x >> 40) as usize % WORDS;
+            x = (x ^ table[i]).wrapping_mul(0xff51_afd7_ed55_8ccd);
+            table[i] = x;
+        }
+        sink ^= x;
+        let wall = t.elapsed().as_secs_f64();
+        best = best.min(cpu_secs().map_or(wall, |c| c - cpu.unwrap_or(0.0)));
+    }
+    std::hint::black_box(sink);
+    format!("{:.1} ns per step", best * 1e9 / STEPS as f64)
 }
 
 /// The time this thread has spent on a CPU, in seconds (64-bit Linux only:
