@@ -40,11 +40,11 @@ impl Invariant {
             Invariant::LikesMatchOps => {
                 let started = w.client.ops.iter().filter(|o| o.attempts > 0).count() as i64;
                 w.likes()
-                    .is_none_or(|likes| likes <= w.initial.likes + started)
+                    .is_none_or(|likes| likes <= w.seldom.initial.likes + started)
             }
             Invariant::BalanceMatches => w
                 .balance()
-                .is_none_or(|b| b >= w.initial.balance - w.intended_debits),
+                .is_none_or(|b| b >= w.seldom.initial.balance - w.intended_debits),
             Invariant::DefiniteAnswer => w.client.ops.iter().all(|o| o.belief.is_definite()),
             Invariant::ResponseMatchesRequest => w.client.ops.iter().all(|o| !o.wrong_answer),
             // Safety (never two) always; liveness (one each) once nothing is left to happen.
@@ -53,7 +53,10 @@ impl Invariant {
                 let (sent, rows) = (w.mail.sent.len(), w.ledger_rows().unwrap_or(0));
                 sent <= rows && (sent == rows || !w.is_quiet())
             }
-            Invariant::NewerWriteKept => w.newest.is_none_or(|v| w.email().as_deref() == Some(v)),
+            Invariant::NewerWriteKept => w
+                .seldom
+                .newest
+                .is_none_or(|v| w.email().as_deref() == Some(v)),
             // Each refund the app has its answer for has money going back at the
             // processor; one it was told, asking after its deadline, was never
             // made (404) has none: the user can ask again, and the app knows it.

@@ -15,6 +15,17 @@ use crate::shared::Shared;
 use crate::time::Millis;
 use crate::vecmap::VecMap;
 
+/// The fault model's state: the scripted rules still armed, the scripted
+/// crashes left, and the random crashes so far.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Armed {
+    /// Fault rules still armed.
+    pub faults: Vec<FaultRule>,
+    /// How many more times each of the scenario's crash rules fires.
+    pub(crate) crashes_left: Vec<u32>,
+    pub(crate) random_crashes: u32,
+}
+
 /// The network as a node's reaction sees it (see the module's doc).
 pub struct Net<'a> {
     pub(crate) scenario: &'a Scenario,
@@ -25,9 +36,8 @@ pub struct Net<'a> {
     pub rng: &'a mut Rng,
     pub(crate) msgs: &'a mut VecMap<MsgId, Shared<Msg>>,
     pub(crate) next_msg: &'a mut u32,
-    pub(crate) faults: &'a mut Vec<FaultRule>,
-    pub(crate) crashes_left: &'a mut [u32],
-    pub(crate) random_crashes: &'a mut u32,
+    /// Written only when a fault fires: the world's copies share it until then.
+    pub(crate) armed: &'a mut Shared<Armed>,
     /// Payment ids, one sequence for every API instance.
     pub(crate) next_payment: &'a mut u32,
     /// The load balancer's next instance, and which instances are up (a bit each).
@@ -71,7 +81,7 @@ impl Net<'_> {
     /// scenario, or a random crash.
     pub fn crash_due(&mut self, node: NodeId, prev: Option<Phase>) -> bool {
         let toggles = self.toggles;
-        let left = &*self.crashes_left;
+        let left = &self.armed.crashes_left;
         let rule = self.scenario.crashes.iter().enumerate().position(|(i, c)| {
             c.node == node
                 && Some(c.after) == prev
@@ -80,12 +90,12 @@ impl Net<'_> {
         });
         let rf = self.random;
         let random =
-            rf.crash > 0 && *self.random_crashes < rf.max_crashes && self.rng.chance(rf.crash);
+            rf.crash > 0 && self.armed.random_crashes < rf.max_crashes && self.rng.chance(rf.crash);
         if let Some(i) = rule {
-            self.crashes_left[i] -= 1;
+            self.armed.crashes_left[i] -= 1;
         }
         if random && rule.is_none() {
-            *self.random_crashes += 1;
+            self.armed.random_crashes += 1;
         }
         rule.is_some() || random
     }
@@ -116,8 +126,14 @@ impl Net<'_> {
             fate: Fate::Deliver,
         };
         let mut duplicate = None;
-        if let Some(i) = self.faults.iter().position(|f| f.matcher.matches(&msg)) {
-            let rule = &mut self.faults[i];
+        if let Some(i) = self
+            .armed
+            .faults
+            .iter()
+            .position(|f| f.matcher.matches(&msg))
+        {
+            let faults = &mut self.armed.faults;
+            let rule = &mut faults[i];
             if rule.skip > 0 {
                 rule.skip -= 1;
             } else {
@@ -128,7 +144,7 @@ impl Net<'_> {
                 }
                 rule.times -= 1;
                 if rule.times == 0 {
-                    self.faults.remove(i);
+                    faults.remove(i);
                 }
             }
         }

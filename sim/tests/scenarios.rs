@@ -1842,7 +1842,7 @@ fn late_put_retry_overwrites_the_newer_write_of_the_web_version() {
     );
     assert_eq!(profile(&r), ("ann@app.io".into(), 8));
     assert_eq!(client_lost(&r), ["200 ann@app.io"]);
-    assert_eq!(r.end().newest, Some("ann@web.io"));
+    assert_eq!(r.end().seldom.newest, Some("ann@web.io"));
 }
 
 #[test]

@@ -4,7 +4,9 @@
 use crate::db::Db;
 use crate::net::Msg;
 use crate::time::Millis;
-use crate::world::{Api, Client, ClientOp, Event, EventKey, Handling, Lane, Pipeline, World};
+use crate::world::{
+    Api, Client, ClientOp, Event, EventKey, Handling, Lane, Pipeline, Seldom, World,
+};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -49,9 +51,8 @@ impl World {
             seq: _,
             msgs,
             next_msg: _,
-            faults,
-            crashes_left,
-            random_crashes,
+            armed,
+            seldom,
             client,
             apis,
             reconciler,
@@ -63,14 +64,10 @@ impl World {
             broker,
             pipeline,
             conns,
-            closing,
-            restarts,
             session_timer,
             next_req,
             next_payment,
             intended_debits,
-            newest,
-            initial,
             invariants,
             decisive,
             // A setting of the search, not state.
@@ -103,9 +100,23 @@ impl World {
         h.write_u64(in_flight);
         // Every message in flight has its Deliver event above.
         h.write_usize(msgs.len());
-        faults.hash(h);
-        crashes_left.hash(h);
-        random_crashes.hash(h);
+        h.write_u64(armed.hash_with::<FxHasher>(Hash::hash));
+        h.write_u64(seldom.hash_with::<FxHasher>(|s, h| {
+            let Seldom {
+                closing,
+                restarts,
+                newest,
+                initial,
+            } = s;
+            closing.hash(h);
+            h.write_usize(restarts.len());
+            for (node, &(at, _seq)) in restarts.iter() {
+                node.hash(h);
+                at.hash(h);
+            }
+            newest.hash(h);
+            initial.hash(h);
+        }));
         // The parts the world's copies share are hashed once per version.
         h.write_u64(client.hash_with::<FxHasher>(hash_client));
         // Each instance is hashed once per version of it.
@@ -133,19 +144,11 @@ impl World {
             time_of(*statement_timer).hash(h);
         }));
         conns.hash(h);
-        closing.hash(h);
-        h.write_usize(restarts.len());
-        for (node, &(at, _seq)) in restarts.iter() {
-            node.hash(h);
-            at.hash(h);
-        }
         time_of(*session_timer).hash(h);
         // Id counters are state: the ids they hand out are hashed where they are used.
         next_req.hash(h);
         next_payment.hash(h);
         intended_debits.hash(h);
-        newest.hash(h);
-        initial.hash(h);
         h.write_u64(invariants.hash_with::<FxHasher>(Hash::hash));
         decisive.hash(h);
     }
