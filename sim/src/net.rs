@@ -127,9 +127,10 @@ pub struct ReqId(pub u32);
 pub enum Payload {
     Request(Request),
     Response(Response),
-    RedisCmd(redis::Cmd),
-    /// Boxed, as `SqlReply`: the largest payloads, and a message is as large as its largest.
-    RedisReply(Box<(redis::Cmd, redis::Reply)>),
+    /// Shared (`Arc`), as a statement is (see `Sql`): the largest payloads,
+    /// and a message is as large as its largest. Hashed as the command.
+    RedisCmd(Arc<redis::Cmd>),
+    RedisReply(Arc<(Arc<redis::Cmd>, redis::Reply)>),
     /// Shared (`Arc`), as the reply's copy of it: a message delivered in one
     /// of the explorer's copies of a world is taken out of the copy it shares
     /// with the others, and the statement, echoed in the reply, was copied

@@ -138,7 +138,7 @@ impl Api {
         let deadline = self.handling.get_mut(&rid).and_then(|h| h.deadline.take());
         out.cancel(deadline);
         let input = match p {
-            Payload::RedisReply(r) => Input::Redis(r.1),
+            Payload::RedisReply(r) => Input::Redis(Arc::unwrap_or_clone(r).1),
             Payload::SqlReply(r) => Input::Sql(Arc::unwrap_or_clone(r).1),
             Payload::ChargeReply { charge, replayed } => Input::Charged(charge, replayed),
             Payload::ChargeRefused { code } => Input::Refused(code),
@@ -207,7 +207,7 @@ impl Api {
                     input = next
                 }
                 Call::Redis(cmd) => {
-                    return self.call(rid, NodeId::Redis, Payload::RedisCmd(cmd), out)
+                    return self.call(rid, NodeId::Redis, Payload::RedisCmd(Arc::new(cmd)), out)
                 }
                 Call::Sql(stmt) => {
                     return self.call(rid, NodeId::Postgres, Payload::Sql(Arc::new(stmt)), out)

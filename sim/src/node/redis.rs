@@ -6,20 +6,27 @@ use crate::net::{NodeId, Payload, ReqId};
 use crate::out::Out;
 use crate::redis::{Cmd, Redis};
 use crate::trace::Happening;
+use std::sync::Arc;
 
 /// A command arrived from `from`.
-pub(crate) fn on_cmd(redis: &mut Redis, from: NodeId, req: Option<ReqId>, cmd: Cmd, out: &mut Out) {
+pub(crate) fn on_cmd(
+    redis: &mut Redis,
+    from: NodeId,
+    req: Option<ReqId>,
+    cmd: Arc<Cmd>,
+    out: &mut Out,
+) {
     let reply = redis.execute(&cmd, out.now);
     if out.traced {
         out.happen(Happening::Redis {
-            cmd: cmd.clone(),
+            cmd: Cmd::clone(&cmd),
             reply: reply.clone(),
         });
     }
     out.send(
         NodeId::Redis,
         from,
-        Payload::RedisReply(Box::new((cmd, reply))),
+        Payload::RedisReply(Arc::new((cmd, reply))),
         req,
     );
 }
