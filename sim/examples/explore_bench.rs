@@ -179,9 +179,9 @@ fn main() {
 /// The machine's speed right now: nanoseconds per step of a fixed workload
 /// that shares none of the explorer's code (a random walk over 8 MB, each
 /// step a multiply and a load that misses the caches as a search's worlds
-/// do), best of three, on the search's CPU clock. This machine's CPU runs
-/// the same binary up to twice as fast from one hour to the next at the same
-/// load average: compare transitions/s only between runs whose references
+/// do), best of three, on the search's CPU clock. This machine's CPU has run
+/// the same binary from twice to four times as fast from one hour (or
+/// minute) to the next at the same load average: compare transitions/s only between runs whose references
 /// agree, or alternate two builds in one run.
 fn reference() -> String {
     const WORDS: usize = 1 << 20;

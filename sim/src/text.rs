@@ -311,6 +311,17 @@ impl Payload {
 }
 
 /// `$100.00` without the dollar sign: cents are whole dollars here.
+/// `args` written into a string made with `room` for them: `format!` and
+/// `to_string` grow theirs a push at a time (the explorer writes an
+/// idempotency key and its Redis name at most steps of a keyed handler).
+#[inline]
+pub(crate) fn with_room(room: usize, args: fmt::Arguments<'_>) -> String {
+    use fmt::Write;
+    let mut s = String::with_capacity(room);
+    let _ = s.write_fmt(args);
+    s
+}
+
 pub fn dollars(amount: i64) -> String {
     format!("{amount}.00")
 }

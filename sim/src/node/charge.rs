@@ -19,11 +19,8 @@ use crate::vecmap::VecMap;
 
 /// Where Redis keeps user `user`'s key `key`: `idem:u<user>:<key>`.
 pub(crate) fn redis_key(user: i64, key: impl std::fmt::Display) -> String {
-    use std::fmt::Write;
-    // Room for a scoped key: written without growing.
-    let mut s = String::with_capacity(48);
-    let _ = write!(s, "idem:u{user}:{key}");
-    s
+    // Room for a scoped key.
+    crate::text::with_room(48, format_args!("idem:u{user}:{key}"))
 }
 
 /// `SELECT … FROM idempotency_keys WHERE user_id = … AND key = …`.

@@ -39,17 +39,15 @@ pub(crate) fn on_sql(
 /// A statement of another writer, outside the system (no reply).
 pub(crate) fn external(db: &mut Db, conns: &Conns, stmt: Stmt, out: &mut Out) {
     // It arrives like any statement, from a sender the model does not run.
-    let arrived = Payload::Sql(Arc::new(stmt));
+    let stmt = Arc::new(stmt);
+    let arrived = Payload::Sql(Arc::clone(&stmt));
     out.happen(Happening::FromOutside {
         to: NodeId::Postgres,
         label: out.label(&arrived),
         kind: arrived.kind(),
     });
-    let Payload::Sql(stmt) = &arrived else {
-        unreachable!("a statement")
-    };
-    let (exec, woken) = db.execute_ref(ConnId(0), stmt);
-    happened(db, ConnId(0), stmt, &exec, out);
+    let (exec, woken) = db.execute_ref(ConnId(0), &stmt);
+    happened(db, ConnId(0), &stmt, &exec, out);
     resume(db, conns, woken, out);
 }
 

@@ -246,17 +246,10 @@ impl StoreKey {
             key,
         })
     }
-}
 
-impl StoreKey {
-    /// The key written out (`POST /charges:K1` or `K1`), into a string with
-    /// room for it: `to_string` grew it a push at a time (the explorer writes
-    /// a key at most steps of a keyed handler).
+    /// The key written out (`POST /charges:K1` or `K1`), into a string with room for it.
     pub(crate) fn text(&self) -> String {
-        use std::fmt::Write;
-        let mut s = String::with_capacity(32);
-        let _ = write!(s, "{self}");
-        s
+        crate::text::with_room(32, format_args!("{self}"))
     }
 }
 
