@@ -22,7 +22,11 @@
 //! - [`timing`]: every fixed duration of the model, documented once.
 //! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
 
-#![forbid(unsafe_code)]
+//!
+//! No `unsafe` outside the explorer's cache hints ([`prefetch`]): the
+//! compiler refuses it (`deny(unsafe_code)`).
+
+#![deny(unsafe_code)]
 
 pub mod answer;
 pub mod belief;
@@ -41,6 +45,7 @@ pub mod network;
 pub mod node;
 pub mod observe;
 pub mod out;
+mod prefetch;
 pub mod redis;
 pub mod rng;
 pub mod run;

@@ -18,10 +18,13 @@ use std::sync::Arc;
 /// A value shared by the world's copies until one changes it.
 pub struct Shared<T>(Arc<Inner<T>>);
 
+/// The remembered hash first, beside the `Arc`'s counts: a copy of the
+/// world and its fingerprint read those two, and a step the start of the value.
+#[repr(C)]
 struct Inner<T> {
-    value: T,
     /// The fingerprint of `value` ([`Shared::hash_with`]), 0 while unknown.
     hash: AtomicU64,
+    value: T,
 }
 
 impl<T> Shared<T> {
@@ -46,6 +49,19 @@ impl<T> Shared<T> {
         let v = h.finish().max(1);
         self.0.hash.store(v, Relaxed);
         v
+    }
+
+    /// Hints this part's counts, remembered hash and the start of its
+    /// value into the cache (two lines: a copy of the world and its
+    /// fingerprint read the counts and the hash, a step a node's first fields).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self) {
+        // The `Arc`'s two counts are just before `Inner` (if a later std
+        // moved them, the hint would only be less useful).
+        const COUNTS: usize = 2 * std::mem::size_of::<usize>();
+        let start = Arc::as_ptr(&self.0).cast::<u8>().wrapping_sub(COUNTS);
+        let size = (COUNTS + std::mem::size_of::<Inner<T>>()).min(512);
+        crate::prefetch::span(start, size);
     }
 
     /// The value itself: moved out if no other copy shares it, else copied.

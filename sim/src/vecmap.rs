@@ -108,6 +108,11 @@ impl<K, V> VecMap<K, V> {
         self.items.reserve_exact(1);
     }
 
+    /// Where the entries are (for a prefetch).
+    pub(crate) fn as_ptr(&self) -> *const (K, V) {
+        self.items.as_ptr()
+    }
+
     /// The entry with the smallest key.
     pub fn first_key(&self) -> Option<&K> {
         self.items.first().map(|(k, _)| k)
