@@ -287,11 +287,13 @@ impl World {
     }
 
     /// Prefetches what taking this world's choices reads first: the event
-    /// queue's first four events, the list of messages and each shared part.
+    /// queue's first four events, the lists of messages and connections, and
+    /// each shared part.
     fn prefetch_parts(&self) {
         let events = 4 * std::mem::size_of::<(EventKey, Event)>();
         prefetch::span(self.queue.as_ptr().cast(), events);
         prefetch::line(self.msgs.as_ptr());
+        prefetch::line(self.conns.as_ptr());
         for a in self.apis.iter() {
             a.prefetch();
         }
