@@ -51,16 +51,16 @@ impl<T> Shared<T> {
         v
     }
 
-    /// Hints this part's counts, remembered hash and the start of its
-    /// value into the cache (two lines: a copy of the world and its
-    /// fingerprint read the counts and the hash, a step a node's first fields).
+    /// Hints this part's counts, remembered hash and value into the cache,
+    /// up to four lines (a node's state is smaller than that): a copy of the
+    /// world and its fingerprint read the counts and the hash, a step the value.
     #[inline(always)]
     pub(crate) fn prefetch(&self) {
         // The `Arc`'s two counts are just before `Inner` (if a later std
         // moved them, the hint would only be less useful).
         const COUNTS: usize = 2 * std::mem::size_of::<usize>();
         let start = Arc::as_ptr(&self.0).cast::<u8>().wrapping_sub(COUNTS);
-        let size = (COUNTS + std::mem::size_of::<Inner<T>>()).min(512);
+        let size = (COUNTS + std::mem::size_of::<Inner<T>>()).min(256);
         crate::prefetch::span(start, size);
     }
 
