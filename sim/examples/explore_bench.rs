@@ -181,8 +181,8 @@ fn main() {
 /// step a multiply and a load that misses the caches as a search's worlds
 /// do), best of three, on the search's CPU clock. This machine's CPU has run
 /// the same binary from twice to four times as fast from one hour (or
-/// minute) to the next at the same load average: compare transitions/s only between runs whose references
-/// agree, or alternate two builds in one run.
+/// minute) to the next at the same load average: compare transitions/s only
+/// between runs whose references agree, or alternate two builds in one run.
 fn reference() -> String {
     const WORDS: usize = 1 << 20;
     const STEPS: usize = 1 << 22;

@@ -23,7 +23,7 @@
 //! - [`fault_model`]: what a reader can do to a run, and the rules that answer it.
 
 //!
-//! No `unsafe` outside the explorer's cache hints ([`prefetch`]): the
+//! No `unsafe` outside the explorer's cache hints (`prefetch.rs`): the
 //! compiler refuses it (`deny(unsafe_code)`).
 
 #![deny(unsafe_code)]

@@ -310,7 +310,6 @@ impl Payload {
     }
 }
 
-/// `$100.00` without the dollar sign: cents are whole dollars here.
 /// `args` written into a string made with `room` for them: `format!` and
 /// `to_string` grow theirs a push at a time (the explorer writes an
 /// idempotency key and its Redis name at most steps of a keyed handler).
@@ -322,6 +321,7 @@ pub(crate) fn with_room(room: usize, args: fmt::Arguments<'_>) -> String {
     s
 }
 
+/// `$100.00` without the dollar sign: cents are whole dollars here.
 pub fn dollars(amount: i64) -> String {
     format!("{amount}.00")
 }
