@@ -60,7 +60,7 @@ test-clippy:
 	cargo clippy --locked --workspace --all-targets -- -D warnings
 
 test-clippy-wasm:
-	cargo clippy --locked -p idempotency-lab --target $(WASM_TARGET) -- -D warnings
+	cargo clippy --locked -p idempotency-lab -p explore-worker --target $(WASM_TARGET) -- -D warnings
 
 test-rust:
 	cargo test --locked --workspace

@@ -31,7 +31,6 @@
 //! reorderings into the page's commands (`Run::apply_at`); [`describe`] prints
 //! one.
 
-use crate::db::Db;
 use crate::invariant::Expect;
 use crate::net::{Fate, Msg, MsgId, NodeId};
 use crate::prefetch;
@@ -47,6 +46,7 @@ mod exact;
 mod fingerprint;
 mod path;
 mod report;
+mod waiting;
 pub use fingerprint::{FingerprintSet, FxHasher, IdentityHasher};
 pub use path::{describe, to_commands, NotCommands, Script};
 pub use report::{Believed, EndState, Ending, Report};
@@ -315,40 +315,6 @@ impl World {
         for (_, m) in self.msgs.iter() {
             m.prefetch();
         }
-    }
-
-    /// Gives back the room this world's collections grew into: a step that
-    /// adds a request or a row doubles the vector that holds them, and a
-    /// world waiting to be expanded keeps only what it holds (about a fifth of
-    /// a waiting world was such room). The explorer's own: the lab never calls it.
-    /// The event queue and the messages in flight keep their room: every
-    /// successor's step grows them again, and shrinking them cost 7% of a
-    /// transition for 2 to 5 bytes per state.
-    fn compact(&mut self) {
-        // A part another world shares was copied at its length already.
-        for a in self.apis.iter_mut() {
-            a.if_unique(|a| {
-                a.handling.shrink_to_fit();
-                a.memory.shrink_to_fit();
-            });
-        }
-        self.client.if_unique(|c| {
-            c.keys.shrink_to_fit();
-            for op in &mut c.ops {
-                op.lanes.shrink_to_fit();
-            }
-        });
-        self.redis.if_unique(|r| r.keys.shrink_to_fit());
-        self.db.if_unique(Db::compact);
-        self.processor.if_unique(|p| p.charges.shrink_to_fit());
-        self.mail.if_unique(|m| {
-            m.sent.shrink_to_fit();
-            m.ids.shrink_to_fit();
-        });
-        self.broker.if_unique(|b| {
-            b.log.shrink_to_fit();
-            b.delivered.shrink_to_fit();
-        });
     }
 }
 
@@ -748,6 +714,8 @@ pub struct Search {
     found: Found,
     tree: Vec<Link>,
     seen: FingerprintSet,
+    /// The waiting worlds' parts, shared where equal.
+    parts: waiting::Parts,
     open: VecDeque<Open>,
     /// The most states waiting to be expanded at once (their worlds are most
     /// of the search's memory).
@@ -816,6 +784,7 @@ impl Search {
             found,
             tree,
             seen,
+            parts: waiting::Parts::default(),
             widest: open.len(),
             open,
             choices: Vec::new(),
@@ -871,6 +840,7 @@ impl Search {
     }
 
     fn expand(&mut self, o: Open) {
+        o.world.unwait(&mut self.parts);
         if o.depth as usize >= self.bound.max_depth {
             self.found.report.truncated = true;
             return;
@@ -927,7 +897,7 @@ impl Search {
             self.found.look(&w, &paths, node);
             if !w.is_quiet() {
                 let mut w = w;
-                w.compact();
+                w.wait(&mut self.parts);
                 self.open.push_back(Open {
                     world: w,
                     node,

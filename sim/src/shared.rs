@@ -64,6 +64,36 @@ impl<T> Shared<T> {
         crate::prefetch::span(start, size);
     }
 
+    /// Whether no other copy shares the value (no weak reference is ever made).
+    #[inline]
+    pub(crate) fn is_unique(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
+    }
+
+    /// How many copies share the value.
+    #[inline]
+    pub(crate) fn copies(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
+    /// Whether `a` and `b` are one value, not two equal ones.
+    #[cfg(test)]
+    pub(crate) fn same_as(a: &Shared<T>, b: &Shared<T>) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    /// Where the value is: one address, one value (two equal values have two).
+    #[inline]
+    pub(crate) fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// The remembered hash ([`Shared::hash_with`]), 0 while unknown.
+    #[inline]
+    pub(crate) fn known_hash(&self) -> u64 {
+        self.0.hash.load(Relaxed)
+    }
+
     /// The value itself: moved out if no other copy shares it, else copied.
     pub fn into_inner(self) -> T
     where

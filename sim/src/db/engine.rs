@@ -518,7 +518,7 @@ impl Db {
 
 impl Db {
     /// Gives back the room the database's collections grew into (the explorer's
-    /// `World::compact`: it keeps many worlds waiting).
+    /// `World::wait`: it keeps many worlds waiting).
     pub(crate) fn compact(&mut self) {
         for t in &mut self.tables {
             t.if_unique(|t| t.rows.shrink_to_fit());

@@ -121,7 +121,7 @@ impl Api {
     fn start(&mut self, node: NodeId, rid: ReqId, req: Request, out: &mut Out) {
         let relay = matches!(req.body, crate::http::Body::Relay);
         // A handling is 280 bytes: the map grows by one, not to four (the
-        // explorer's `compact` gave back the doubled room at every state).
+        // explorer's `World::wait` gave back the doubled room at every state).
         self.handling.reserve_exact_one();
         self.handling.insert(rid, Handling::new(node, rid, req));
         // A request may commit a receipt to the outbox: the relay polls while
