@@ -19,8 +19,6 @@
 
 use idem_sim::explore::{Bound, Search};
 use idem_sim::{scenario, Config, World};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,38 +28,11 @@ const REPEAT: usize = 3;
 const TARGET_RATE: f64 = 1_000_000.0;
 const TARGET_BYTES: f64 = 100.0;
 
-/// The system allocator, counting the bytes in use and their peak.
-struct Counting;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        IN_USE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            let now = IN_USE.fetch_add(new, Relaxed) + new - l.size();
-            IN_USE.fetch_sub(l.size(), Relaxed);
-            PEAK.fetch_max(now, Relaxed);
-        }
-        q
-    }
-}
+#[path = "../tests/common/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: counting::Counting = counting::Counting;
 
 fn main() {
     if cfg!(debug_assertions) {
@@ -111,16 +82,16 @@ fn main() {
         let mut report = None;
         let (mut peak, mut widest) = (0, 0);
         for _ in 0..REPEAT {
-            let before = IN_USE.load(Relaxed);
-            PEAK.store(before, Relaxed);
             let (t, cpu) = (Instant::now(), cpu_secs());
-            let mut search = Search::new(&start, bound);
-            search.run(usize::MAX);
-            widest = search.widest();
-            let r = search.into_report();
+            let (p, (r, w)) = counting::peak_of(|| {
+                let mut search = Search::new(&start, bound);
+                search.run(usize::MAX);
+                let widest = search.widest();
+                (search.into_report(), widest)
+            });
             wall = wall.min(t.elapsed().as_secs_f64());
             secs = secs.min(cpu_secs().map_or(wall, |c| c - cpu.unwrap_or(0.0)));
-            peak = PEAK.load(Relaxed) - before;
+            (peak, widest) = (p, w);
             report = Some(r);
         }
         let r = report.expect("explored");
