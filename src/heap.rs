@@ -1,6 +1,6 @@
 //! The module's memory allocator: size classes and free lists, in place of the
 //! standard library's dlmalloc (about 8 KB of the module's code for a general-purpose
-//! allocator; this one is under 1 KB).
+//! allocator; this one is under 1 KB). The explorer's worker (`worker/`) has it too.
 //!
 //! A request is rounded up to a power of two (its size or its alignment, at least
 //! 16 bytes). Up to 32 KB, blocks of one size come from 64 KB pages, each aligned to

@@ -130,10 +130,6 @@ impl<K, V> VecMap<K, V> {
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
         self.items.iter().map(|(_, v)| v)
     }
-
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.items.iter_mut().map(|(_, v)| v)
-    }
 }
 
 impl<K: Ord + Borrow<Q>, Q: Ord + ?Sized, V> std::ops::Index<&Q> for VecMap<K, V> {
