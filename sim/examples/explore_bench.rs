@@ -71,11 +71,7 @@ fn main() {
     let (mut slowest, mut heaviest) = (f64::MAX, 0.0f64);
     for id in ids {
         let s = scenario::by_id(id).unwrap_or_else(|| panic!("no scenario {id}"));
-        let config = Config {
-            toggles: s.defended(),
-            seed: 1,
-            random: Default::default(),
-        };
+        let config = Config::defaults(&s, 1).with_toggles(s.defended());
         let start = World::new(Arc::new(s), config);
         // Best of a few runs: the machine may be busy with something else.
         let (mut secs, mut wall) = (f64::MAX, f64::MAX);

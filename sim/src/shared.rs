@@ -67,19 +67,13 @@ impl<T> Shared<T> {
     /// Whether no other copy shares the value (no weak reference is ever made).
     #[inline]
     pub(crate) fn is_unique(&self) -> bool {
-        Arc::strong_count(&self.0) == 1
+        self.copies() == 1
     }
 
     /// How many copies share the value.
     #[inline]
     pub(crate) fn copies(&self) -> usize {
         Arc::strong_count(&self.0)
-    }
-
-    /// Whether `a` and `b` are one value, not two equal ones.
-    #[cfg(test)]
-    pub(crate) fn same_as(a: &Shared<T>, b: &Shared<T>) -> bool {
-        Arc::ptr_eq(&a.0, &b.0)
     }
 
     /// Where the value is: one address, one value (two equal values have two).

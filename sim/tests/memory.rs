@@ -22,11 +22,7 @@ fn every_default_search_takes_at_most_100_bytes_per_unique_state() {
     let mut figures = Vec::new();
     for id in scenario::ids() {
         let s = scenario::by_id(id).expect("a scenario");
-        let config = Config {
-            toggles: s.defended(),
-            seed: 1,
-            random: Default::default(),
-        };
+        let config = Config::defaults(&s, 1).with_toggles(s.defended());
         let start = World::new(Arc::new(s), config);
         let (peak, report) = counting::peak_of(|| explore(&start, &Bound::default()));
         figures.push((id, peak, report.unique));
