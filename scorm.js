@@ -1,10 +1,11 @@
 // The SCORM 1.2 adapter: when the page runs inside an LMS that offers the SCORM 1.2
 // run-time API, report the reader's progress to it. With no LMS it does nothing at all.
 //
-// Kept out of the WebAssembly module (the page has a size budget) and out of index.html
-// (no inline script: the page runs under script-src 'self'). It runs before boot.js
-// starts the module, and meets the module at two points only (src/lms.rs), so the
-// progress format is read and written by the module alone:
+// Kept out of the WebAssembly module (the page has a size budget). The build writes it
+// into the page's inline script after boot.js, in a scope of its own (build/prerender.mjs),
+// so it runs as the parser reaches <head>, before boot.js starts the module. It meets the
+// module at two points only (src/lms.rs), so the progress format is read and written by
+// the module alone:
 //   - it puts the progress the LMS kept for this learner (cmi.suspend_data, maybe empty)
 //     on <html data-lms-progress>; the module starts from it instead of localStorage;
 //   - the module dispatches `idempotency-lab:progress` on window whenever the progress

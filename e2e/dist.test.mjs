@@ -1,7 +1,7 @@
 // Static checks of the release build in dist/: size budget and deployability.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
@@ -105,18 +105,20 @@ describe('dist/ (release build)', () => {
       assert.equal((html.match(/<style\b/gi) ?? []).length, 1, 'no other <style>');
       const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
       const inline = scripts.filter(([, attrs]) => !/\bsrc=/.test(attrs));
-      assert.equal(inline.length, 1, 'one inline script: boot.js');
+      assert.equal(inline.length, 1, 'one inline script: boot.js and scorm.js');
       assert.equal(inline[0][1], '', 'the inline script is a classic script');
       for (const [tag, attrs, body] of scripts.filter(([, attrs]) => /\bsrc=/.test(attrs))) {
         assert.equal(body.trim(), '', `script with src and code: ${tag.slice(0, 120)}`);
       }
-      // The fallback for a host that refuses both (build/prerender.mjs): its files exist.
+      // The fallback for a host that refuses both (build/prerender.mjs): its files hold the texts inlined.
       const late = [...html.matchAll(/<script src="\.\/(fallback-[0-9a-f]{16}\.js)" defer><\/script>/g)];
       assert.equal(late.length, 1, 'one deferred fallback script');
       const text = readFileSync(path.join(DIST, late[0][1]), 'utf8');
       const wants = [...text.matchAll(/"(fallback\/[^"]+)"/g)].map((m) => m[1]);
-      assert.equal(wants.length, 2, `the fallback names the style sheet and boot.js: ${text}`);
-      for (const f of wants) assert.ok(existsSync(path.join(DIST, f)), `${f} exists`);
+      assert.equal(wants.length, 2, `the fallback names the style sheet and the script: ${text}`);
+      assert.deepEqual(wants.map((f) => readFileSync(path.join(DIST, f), 'utf8')), [styles[0][1], inline[0][2]], 'the fallback\'s files are the inline texts');
+      // No other script: scorm.js is in the inline one.
+      assert.deepEqual(scripts.map(([, attrs]) => attrs.trim()), ['', `src="./${late[0][1]}" defer`], 'the inline script and the fallback only');
       // The policy is the page's own, first in <head>, and the header the test server
       // sends (e2e/server.mjs policyOf): the strict one plus exactly these two hashes.
       assert.equal(policyOf(html), policy(sha256(styles[0][1]), sha256(inline[0][2])));
