@@ -34,7 +34,10 @@
 // 5. The explorer's worker (worker/): its size against its own budget; the same requests
 //    answered natively (`cargo run --release -p idem-sim --example explore_worker_bench`,
 //    best of 3) and by the worker in Chromium (started from the lesson's page, as the
-//    panel would; best of 3 after a warm-up, so V8 has tiered the hot code up),
+//    panel would; one worker answers each request again and again: best of 3 after
+//    WORKER_WARM_UPS untimed answers, so V8 has optimised the hot code; beside it, the
+//    reader's wait: a new worker's answer, from its creation, as the page starts one per
+//    search),
 //    transitions per second and the ratio; the time to fill the truth table of the two
 //    largest scenarios; and the page's frame intervals while the worker searches.
 //    Then the explorer natively on every scenario's default search (`cargo run --release
@@ -264,6 +267,8 @@ async function animation(browser, url) {
 /** The explorer's targets (issue 28). */
 const EXPLORER_TARGET_PER_S = 1_000_000;
 const WORKER_TARGET_RATIO = 1.5;
+/** Untimed answers of a worker before it is timed: by the fourth answer, each request's time had settled. */
+const WORKER_WARM_UPS = 3;
 
 /** The explorer natively, every scenario's default search, with its own figures and targets. */
 function explorerNative() {
@@ -296,52 +301,69 @@ async function explorer(browser, url) {
   await page.goto(`${url}?scenario=idempotency-key&lang=en`);
   await page.waitForSelector('[data-testid="app-ready"]');
   console.log(`  targets: native at least ${EXPLORER_TARGET_PER_S} transitions/s, worker within ${WORKER_TARGET_RATIO}x native`);
-  console.log('  request                                        native ms  worker ms  transitions  native/s   worker/s  ratio  frames median/p95/max ms');
-  for (const c of cases) {
-    const table = c.words.length > 0 && c.words[c.words.length - 1] === 1;
+  console.log('  request                                        native ms  worker ms  transitions  native/s   worker/s  ratio  from new worker ms  frames median/p95/max ms');
+  // Two passes over the requests, the first untimed: V8 caches the module's optimised code
+  // as it goes, and a request measured before the others had run found less of it.
+  for (const pass of [0, 1]) for (const c of cases) {
+    const { table } = c;
     const r = await page.evaluate(
-      ({ words, table }) =>
-        new Promise((resolve, reject) => {
-          // The module is fetched and compiled before the clock starts: one warm-up
-          // request; then the best of TIMED runs, as the native side takes its best of 3.
-          const TIMED = 3;
-          const w = new Worker('worker/loader.js');
-          const frames = [];
-          const times = [];
-          let t0 = 0;
-          let run = 0;
-          const tick = (now) => {
-            frames.push(now);
-            if (run <= TIMED) requestAnimationFrame(tick);
-          };
-          w.onerror = (e) => reject(new Error(e.message));
-          w.onmessage = (e) => {
-            // Each answer is an element's id, a newline and its markup (worker/src/view.rs).
-            const id = e.data.slice(0, e.data.indexOf('\n'));
-            const last = table ? id === 'xt' : id === 'xo';
-            if (!last) return;
-            if (run > 0) times.push(performance.now() - t0);
-            if (run === 0) requestAnimationFrame(tick);
-            run += 1;
-            if (run <= TIMED) {
+      ({ words, table, warm }) => {
+        // A worker's answers to `words`, `n` in a row, each timed from its request (the
+        // first from the worker's creation: it fetches and starts the module too); with
+        // `frames`, the page's frame times during the last.
+        const ask = (n, frames) =>
+          new Promise((resolve, reject) => {
+            const t = performance.now();
+            const w = new Worker('worker/loader.js');
+            const times = [];
+            const seen = [];
+            let t0 = t;
+            const tick = (now) => {
+              seen.push(now);
+              if (times.length < n) requestAnimationFrame(tick);
+            };
+            w.onerror = (e) => reject(new Error(e.message));
+            w.onmessage = (e) => {
+              // Each answer is an element's id, a newline and its markup (worker/src/view.rs).
+              const id = e.data.slice(0, e.data.indexOf('\n'));
+              if (id !== (table ? 'xt' : 'xo')) return;
+              times.push(performance.now() - t0);
+              if (times.length === n) {
+                w.terminate();
+                resolve({ times, frames: seen.slice(1).map((x, i) => x - seen[i]) });
+                return;
+              }
+              if (frames && times.length === n - 1) requestAnimationFrame(tick);
               t0 = performance.now();
               w.postMessage(new Uint32Array(words));
-              return;
-            }
-            w.terminate();
-            resolve({ ms: Math.min(...times), frames: frames.slice(1).map((x, i) => x - frames[i]) });
-          };
-          w.postMessage(new Uint32Array(words));
-        }),
-      { words: c.words, table },
+            };
+            w.postMessage(new Uint32Array(words));
+          });
+        return (async () => {
+          // One worker: `warm` untimed answers (V8 optimises the hot code as they run),
+          // then the best of TIMED, as the native side takes its best of 3, then one more
+          // while the page counts its frames (a page drawing frames takes one of this
+          // machine's two cores: the times are taken without).
+          const TIMED = 3;
+          const { times } = await ask(warm + TIMED, false);
+          const { frames } = await ask(2, true);
+          // The reader's wait: a new worker (the page starts one per search), from its
+          // creation to the answer, the best of TIMED.
+          const fresh = [];
+          for (let i = 0; i < TIMED; i++) fresh.push((await ask(1, false)).times[0]);
+          return { ms: Math.min(...times.slice(warm)), total: Math.min(...fresh), frames };
+        })();
+      },
+      { words: c.words, table, warm: WORKER_WARM_UPS },
     );
     const sorted = [...r.frames].sort((a, b) => a - b);
     const f = sorted.length
       ? `${median(sorted).toFixed(1)}/${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)}/${sorted[sorted.length - 1].toFixed(1)}`
       : '-';
+    if (pass === 0) continue;
     const rate = (ms) => Math.round((c.transitions * 1000) / ms);
     console.log(`  ${c.name.padEnd(45)} ${c.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(10)} ${String(c.transitions).padStart(12)} ` +
-      `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${f}` +
+      `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${r.total.toFixed(0).padStart(18)}  ${f}` +
       `  ${r.ms / c.ms <= WORKER_TARGET_RATIO ? 'met' : 'NOT met'}`);
   }
   await context.close();

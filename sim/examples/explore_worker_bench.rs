@@ -5,7 +5,8 @@
 //!
 //!     cargo run --release -p idem-sim --example explore_worker_bench
 //!
-//! `{"name", "words": [the request], "transitions", "ms"}`; `transitions` is
+//! `{"name", "words": [the request], "table", "transitions", "ms"}`: `table`, whether
+//! the answer ends with the truth table (the page's last message then); `transitions` is
 //! what the whole answer took (the reader's search and every truth-table cell),
 //! `ms` the best of three runs. Prints figures; asserts nothing about time.
 
@@ -61,8 +62,9 @@ fn main() {
         let transitions = searched + table_transitions(&req);
         let words: Vec<String> = req.encode().iter().map(|w| w.to_string()).collect();
         println!(
-            "{{\"name\":\"{name}\",\"words\":[{}],\"transitions\":{transitions},\"ms\":{best:.1}}}",
-            words.join(",")
+            "{{\"name\":\"{name}\",\"words\":[{}],\"table\":{},\"transitions\":{transitions},\"ms\":{best:.1}}}",
+            words.join(","),
+            req.table
         );
     }
 }
