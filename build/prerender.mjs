@@ -101,6 +101,9 @@ export const policy = (styleHash, scriptHash) =>
 /** A CSP hash source of an inline element's text. */
 export const sha256 = (text) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 
+/** The name of a script file of `text`: `stem`, then the first 16 hex digits of its sha256. */
+const hashed = (stem, text) => `${stem}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.js`;
+
 /**
  * The fallback for a host whose policy refuses the page's inline elements: a deferred
  * script that adds, as files of FALLBACK_DIR, the style sheet `css` when the inline
@@ -111,7 +114,7 @@ export function fallback(css, js) {
     `(()=>{const d=document,a=(t,p)=>d.head.append(Object.assign(d.createElement(t),p));` +
     `d.querySelector('style')?.sheet||a('link',{rel:'stylesheet',href:${JSON.stringify(FALLBACK_DIR + css)}});` +
     `window.idemBoot||a('script',{src:${JSON.stringify(FALLBACK_DIR + js)}})})();\n`;
-  return { file: `fallback-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.js`, text };
+  return { file: hashed('fallback', text), text };
 }
 
 /**
@@ -138,7 +141,7 @@ export function inline(shell, read, withPolicy = true) {
     if (text.toLowerCase().includes(end)) throw new Error(`prerender: ${end} inside the text to inline`);
   }
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(sha256(style), sha256(script))}">`;
-  const js = `boot-${createHash('sha256').update(script).digest('hex').slice(0, 16)}.js`;
+  const js = hashed('boot', script);
   const late = fallback(css, js);
   let out = shell
     .replace(link, () => `<style>${style}</style>`)
@@ -165,7 +168,7 @@ export function chooser(title) {
     `(()=>{if(window.idemChose)return;window.idemChose=1;const pages=${JSON.stringify(PAGES).replace(/"/g, "'")};` +
     `${langTag()}` +
     `location.replace(pages[tag(new URLSearchParams(location.search).get('lang'))??tag(navigator.language)??'en']+location.search+location.hash)})();`;
-  const file = `choose-${createHash('sha256').update(script).digest('hex').slice(0, 16)}.js`;
+  const file = hashed('choose', script);
   const html =
     `<!doctype html><html lang="ru"><head><meta charset="utf-8">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' '${sha256(script)}'">` +

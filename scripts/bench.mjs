@@ -302,12 +302,13 @@ async function explorer(browser, url) {
   await page.waitForSelector('[data-testid="app-ready"]');
   console.log(`  targets: native at least ${EXPLORER_TARGET_PER_S} transitions/s, worker within ${WORKER_TARGET_RATIO}x native`);
   console.log('  request                                        native ms  worker ms  transitions  native/s   worker/s  ratio  from new worker ms  frames median/p95/max ms');
-  // Two passes over the requests, the first untimed: V8 caches the module's optimised code
-  // as it goes, and a request measured before the others had run found less of it.
-  for (const pass of [0, 1]) for (const c of cases) {
+  // Two passes over the requests, the first untimed (one worker, its warm-up answers and
+  // one more): V8 caches the module's optimised code as it goes, and a request measured
+  // before the others had run found less of it.
+  for (const timed of [false, true]) for (const c of cases) {
     const { table } = c;
     const r = await page.evaluate(
-      ({ words, table, warm }) => {
+      ({ words, table, warm, timed }) => {
         // A worker's answers to `words`, `n` in a row, each timed from its request (the
         // first from the worker's creation: it fetches and starts the module too); with
         // `frames`, the page's frame times during the last.
@@ -344,6 +345,7 @@ async function explorer(browser, url) {
           // then the best of TIMED, as the native side takes its best of 3, then one more
           // while the page counts its frames (a page drawing frames takes one of this
           // machine's two cores: the times are taken without).
+          if (!timed) return void (await ask(warm + 1, false));
           const TIMED = 3;
           const { times } = await ask(warm + TIMED, false);
           const { frames } = await ask(2, true);
@@ -354,13 +356,13 @@ async function explorer(browser, url) {
           return { ms: Math.min(...times.slice(warm)), total: Math.min(...fresh), frames };
         })();
       },
-      { words: c.words, table, warm: WORKER_WARM_UPS },
+      { words: c.words, table, warm: WORKER_WARM_UPS, timed },
     );
+    if (!timed) continue;
     const sorted = [...r.frames].sort((a, b) => a - b);
     const f = sorted.length
       ? `${median(sorted).toFixed(1)}/${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)}/${sorted[sorted.length - 1].toFixed(1)}`
       : '-';
-    if (pass === 0) continue;
     const rate = (ms) => Math.round((c.transitions * 1000) / ms);
     console.log(`  ${c.name.padEnd(45)} ${c.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(10)} ${String(c.transitions).padStart(12)} ` +
       `${String(rate(c.ms)).padStart(9)} ${String(rate(r.ms)).padStart(10)} ${(r.ms / c.ms).toFixed(2).padStart(5)}x  ${r.total.toFixed(0).padStart(18)}  ${f}` +
