@@ -409,7 +409,6 @@ export class LabPage extends LessonPage {
     return this.byId(id).boundingBox();
   }
 
-  /** Blurs whatever has focus, so keys go to the page body. */
   /** Brings the lab on screen (the keys drive it only then) and leaves the focus on the page. */
   focusBody() {
     return this.page.evaluate(() => {

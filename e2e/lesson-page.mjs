@@ -131,6 +131,21 @@ export class LessonPage {
     await this.page.locator(WHOLE).first().waitFor({ state: 'attached' });
   }
 
+  /**
+   * Waits until the focused element matches `selector`. The page moves the focus a frame
+   * after its render (`focus_later`, `keep_focus`), so a test reads it only once it has
+   * come; if it never does, the failure names where the focus is instead.
+   */
+  async focusIs(selector, what = selector) {
+    const came = await this.page
+      .waitForFunction((s) => document.activeElement?.matches(s), selector, { timeout: 5_000 })
+      .then(() => true, () => false);
+    if (!came) {
+      const at = await this.page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120) ?? 'nothing');
+      throw new Error(`${what}: the focus should be on ${selector}, it is on ${at}`);
+    }
+  }
+
   async close() {
     await this.page.context().close();
   }

@@ -109,7 +109,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
         /processor\.charge/,
         'the code pane does not light the charge yet',
       );
-      assert.equal(await lab.page.evaluate(() => document.activeElement?.name), 'predict', 'focus is on the answers');
+      await lab.focusIs('[name=predict]', 'focus is on the answers');
       assert.equal(await form.locator('input[type=radio]').count(), 4);
       // Check with nothing chosen says so beside the button, and goes back to the answers.
       await lab.byId('predict-check').click();
@@ -122,7 +122,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await verdict.waitFor();
       assert.match(await verdict.textContent(), /^Correct\./);
       assert.equal(await form.locator('.answer.right input').getAttribute('value'), '1');
-      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'continue');
+      await lab.focusIs('[data-act=continue]', 'focus is on Continue');
       assert.match(await lab.page.locator('#announce').textContent(), /^Correct\./, 'the verdict is announced');
       await lab.page.keyboard.press('Enter');
       await lab.page.waitForFunction(() =>
@@ -197,7 +197,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.page.waitForFunction((n) =>
         document.querySelector('[data-testid=progress-summary]').textContent.includes(
           `Watched to the end: 0 of ${n} · Question answered: 0 of ${n}`), N);
-      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'clear', 'focus stays on the button');
+      await lab.focusIs('[data-act=clear]', 'focus stays on the button');
       // Reloaded at the end of a run, the page would count it watched again: start over first.
       await lab.byId('btn-restart').click();
       await lab.waitForStep(0);
@@ -219,7 +219,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.page.evaluate(() => scrollTo(0, 0));
       await frames(25);
       assert.equal(await lab.page.evaluate(() => scrollY), 0, 'the page scrolled back to the notice');
-      assert.equal(await lab.page.evaluate(() => document.activeElement?.dataset.act), 'clear', 'the focus is on the button');
+      await lab.focusIs('[data-act=clear]', 'the focus is on the button');
     });
   });
 

@@ -241,7 +241,7 @@ describe('lesson page (release build, strict CSP)', { timeout: 120_000 }, () => 
         assert.equal(await box.locator('h2').textContent(), title);
         assert.equal(await box.getAttribute('role'), 'alert');
         assert.equal(await lesson.page.getByTestId('crash-reload').textContent(), reload);
-        assert.equal(await lesson.page.evaluate(() => document.activeElement?.dataset.testid), 'crash-reload');
+        await lesson.focusIs('[data-testid=crash-reload]');
         assert.equal(await lesson.page.getByTestId('crash-link').textContent(), state, 'the link to report is the current state');
         assert.match(await box.textContent(), /idempotency-lab:panic/, 'what happened');
         const b = await box.boundingBox();
