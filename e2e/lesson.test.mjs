@@ -114,7 +114,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       // Check with nothing chosen says so beside the button, and goes back to the answers.
       await lab.byId('predict-check').click();
       assert.match(await lab.text('predict-hint'), /Pick an answer first/);
-      await lab.page.waitForFunction(() => document.activeElement?.name === 'predict');
+      await lab.focusIs('[name=predict]', 'focus is back on the answers');
 
       await lab.page.keyboard.press('ArrowDown'); // the second answer: the card is charged again
       await lab.page.keyboard.press('Enter');
@@ -128,7 +128,7 @@ describe('the lesson (release build, strict CSP)', { timeout: 300_000 }, () => {
       await lab.page.waitForFunction(() =>
         document.querySelector('[data-testid="btn-play"]').getAttribute('aria-pressed') === 'true');
       assert.equal(await form.count(), 0, 'the question is gone');
-      await lab.page.waitForFunction(() => document.activeElement?.dataset.act === 'play');
+      await lab.focusIs('[data-act=play]', 'focus is on Play');
       assert.match(await lab.text('progress-summary'), new RegExp(`Question answered: 1 of ${N}`));
     });
   });
