@@ -117,6 +117,10 @@
   // drawn (a task after the frame's callbacks), or after 100 ms where no frame comes (a
   // hidden page); in the next task where the text was painted already (the parser
   // yielded to a paint before the page was parsed), without waiting for another frame.
+  // Measured and left (issue 28, item 3; `make bench`, 15 loads): starting in the task
+  // after any frame drawn before DOMContentLoaded (the first-contentful-paint entry comes
+  // only once the frame is presented) made the lab responsive 7 ms sooner but painted
+  // the text 12-16 ms later: on two cores the lab's start competes with the frame's raster.
   const afterPaint = () => {
     let started = false;
     const go = () => started || ((started = true), start());

@@ -27,6 +27,11 @@
 //    dist/, in the same run. Measured inside the page with performance.now(), whose origin
 //    is navigation start. And against a static page as large as the English page (the
 //    size of the paint baseline below): the floor of any page with the lesson's text.
+//    Then where the lesson's time goes beside the script-free page's: the document parsed,
+//    the next frame (boot.js starts the lab in the task after it), the module compiled and
+//    instantiated (the browser's calls, wrapped by the bench), mounted and responsive; and
+//    the floor of item 3's ratio while the lab starts so: that frame against the
+//    script-free page's responsive, which comes before its own first frame.
 // Timings are medians of RUNS cold loads (9 unless BENCH_RUNS says otherwise), each line
 // with the machine's load average while it was measured: a loaded machine stretches them.
 // 4. Animation: frame intervals while the lab plays with 50 messages in flight (five
@@ -44,8 +49,9 @@
 //    -p idem-sim --example explore_bench`): transitions per second and peak heap bytes per
 //    unique state, beside their targets (issue 28: at least 1 M/s, at most 100 bytes; the
 //    worker within 1.5x native).
-// BENCH_ONLY=explorer runs part 5 alone; BENCH_ONLY=interactive runs part 3 alone (the
-// counter is built only if target/bench-counter has none), to iterate on the start.
+// BENCH_ONLY=explorer runs part 5 alone; BENCH_ONLY=interactive runs parts 2 and 3 alone
+// (the counter is built only if target/bench-counter has none), to iterate on the start
+// with the first paint it must not delay beside it.
 // Prints figures only; it asserts nothing about time.
 
 import { execFileSync } from 'node:child_process';
@@ -160,7 +166,9 @@ async function timeToReady(browser, url, whole = false) {
     // utility script, a task of 10-20 ms that could run between the mark and the next
     // task, and so count against a page whose mark comes after the load event, as the lab's).
     const done = () => {
-      if (window.__freeAt !== undefined && (!whole || window.__wholeAt !== undefined)) console.debug('bench: measured');
+      if (window.__freeAt !== undefined && window.__framedAt !== undefined && (!whole || window.__wholeAt !== undefined)) {
+        console.debug('bench: measured');
+      }
     };
     const mark = () => {
       // The lesson's lab complete: its panes drawn (after the core: see 3. above).
@@ -180,7 +188,32 @@ async function timeToReady(browser, url, whole = false) {
     };
     // The lesson marks its prerendered <main> ready once the lab is mounted: an attribute.
     new MutationObserver(mark).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-testid'] });
-    document.addEventListener('DOMContentLoaded', mark);
+    // The phases of a load (part 3's breakdown): the document parsed, the first task after
+    // the next frame (where boot.js starts the lab), and the module compiled and instantiated
+    // (the browser's own calls, wrapped; a page without a module leaves them undefined).
+    document.addEventListener('DOMContentLoaded', () => {
+      window.__parsedAt = performance.now();
+      requestAnimationFrame(() =>
+        setTimeout(() => {
+          window.__framedAt = performance.now();
+          done();
+        }),
+      );
+      mark();
+    });
+    const timed = (name, key) => {
+      const f = WebAssembly[name];
+      WebAssembly[name] = function (...args) {
+        return f.apply(this, args).then((x) => {
+          window[key] ??= performance.now();
+          return x;
+        });
+      };
+    };
+    if (typeof WebAssembly === 'object') {
+      timed('compileStreaming', '__compiledAt');
+      timed('instantiate', '__instantiatedAt');
+    }
   }, whole);
   try {
     const page = await context.newPage();
@@ -191,7 +224,15 @@ async function timeToReady(browser, url, whole = false) {
     await page.goto(url);
     await measured;
     if (errors.length) throw new Error(`errors while loading ${url}: ${errors.join('; ')}`);
-    return await page.evaluate(() => ({ ready: window.__readyAt, free: window.__freeAt, whole: window.__wholeAt }));
+    return await page.evaluate(() => ({
+      ready: window.__readyAt,
+      free: window.__freeAt,
+      whole: window.__wholeAt,
+      parsed: window.__parsedAt,
+      framed: window.__framedAt,
+      compiled: window.__compiledAt,
+      instantiated: window.__instantiatedAt,
+    }));
   } finally {
     await context.close();
   }
@@ -452,7 +493,38 @@ async function interactive({ browser, server, counter, before, lessonUrl, baseli
   if (before) row('lesson of BENCH_BEFORE', whole(old));
   const r = (xs) => (median(whole(xs)) / median(free(bare))).toFixed(2);
   console.log(`  ratio lesson complete / bare Leptos counter responsive: ${r(lesson)}x` + (before ? ` (BENCH_BEFORE's: ${r(old)}x)` : ''));
+  phases(lesson, noScript);
   loadLine();
+}
+
+/**
+ * Where a lesson's load goes against the same page with scripting off (medians of the
+ * same loads). boot.js starts the lab in the task after the frame that follows
+ * DOMContentLoaded (so the first paint does not wait for the lab: part 2), and the lab
+ * answers no sooner than its module is compiled, instantiated and mounted: that frame
+ * against the script-free page's responsive is the floor of item 3's ratio while the
+ * lab starts so.
+ */
+function phases(lesson, noScript) {
+  const at = (xs, key) => {
+    const ys = xs.map((x) => x[key]).filter((y) => y !== undefined);
+    return ys.length === xs.length ? median(ys) : undefined;
+  };
+  const ms = (x) => (x === undefined ? '-' : x.toFixed(1)).padStart(7);
+  console.log(` where the time goes (medians, ms from navigation):       lesson   ${PAGES.en} with scripting off`);
+  for (const [label, key] of [
+    ['document parsed (DOMContentLoaded)', 'parsed'],
+    ['the next frame drawn (the task after it)', 'framed'],
+    ['module compiled (compileStreaming)', 'compiled'],
+    ['module instantiated', 'instantiated'],
+    ['mounted (without script: its <main> parsed)', 'ready'],
+    ['responsive', 'free'],
+  ]) {
+    console.log(`  ${label.padEnd(54)} ${ms(at(lesson, key))}   ${ms(at(noScript, key))}`);
+  }
+  const floor = at(lesson, 'framed') / at(noScript, 'free');
+  console.log(`  ratio lesson's next frame / ${PAGES.en} with scripting off responsive: ${floor.toFixed(2)}x ` +
+    '(boot.js starts the lab after that frame unless the text was painted before: the floor of the responsive ratio)');
 }
 
 /**
@@ -515,7 +587,7 @@ async function main() {
       loads.length = 0;
     };
 
-    if (!onlyInteractive) await paints({ browser, server, before, pageBytes, loads: { load, loadLine }, row });
+    await paints({ browser, server, before, pageBytes, loads: { load, loadLine }, row });
     await interactive({ browser, server, counter, before, lessonUrl, baselineUrl, pageBytes, sizes, loads: { load, loadLine }, row });
     if (onlyInteractive) return;
     await animation(browser, lessonUrl);
